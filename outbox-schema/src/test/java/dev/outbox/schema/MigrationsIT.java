@@ -1,0 +1,111 @@
+package dev.outbox.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.flyway.OutboxMigrations;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.testing.PostgresSchemaExtension;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class MigrationsIT {
+
+    @RegisterExtension
+    static final PostgresSchemaExtension db = PostgresSchemaExtension.empty();
+
+    @Test
+    void appliesStandaloneAndReappliesAsANoOp() throws SQLException {
+        OutboxTables tables = OutboxTables.defaults().withSchema(db.schema() + "_standalone");
+        try {
+            MigrateResult first = OutboxMigrations.migrate(db.dataSource(), tables);
+            assertThat(first.migrationsExecuted).isEqualTo(1);
+            assertThat(tablesIn(tables.schema())).contains("outbox_events", "outbox_deliveries", "outbox_flyway_history");
+
+            MigrateResult second = OutboxMigrations.migrate(db.dataSource(), tables);
+            assertThat(second.migrationsExecuted).isZero();
+        } finally {
+            dropSchema(tables.schema());
+        }
+    }
+
+    @Test
+    void appliesBesideTheApplicationsOwnMigrationsInTheSameSchema() throws SQLException {
+        String schema = db.schema() + "_app";
+        try {
+            // the application's own V1, V2 with Flyway's default history table
+            MigrateResult app = Flyway.configure().dataSource(db.dataSource())
+                    .schemas(schema).defaultSchema(schema).locations("classpath:db/app").load().migrate();
+            assertThat(app.migrationsExecuted).isEqualTo(2);
+
+            // ours, in the same schema, with a history table of their own: version 1 again, no clash
+            MigrateResult outbox = OutboxMigrations.migrate(db.dataSource(), OutboxTables.defaults().withSchema(schema));
+            assertThat(outbox.migrationsExecuted).isEqualTo(1);
+            MigrateResult inbox = OutboxMigrations.migrateInbox(db.dataSource(), OutboxTables.defaults().withSchema(schema));
+            assertThat(inbox.migrationsExecuted).isEqualTo(1);
+
+            assertThat(tablesIn(schema)).contains("orders", "customers", "flyway_schema_history",
+                    "outbox_events", "outbox_deliveries", "outbox_inbox", "outbox_flyway_history", "outbox_inbox_flyway_history");
+
+            // and the application's next migrate still sees only its own history
+            MigrateResult appAgain = Flyway.configure().dataSource(db.dataSource())
+                    .schemas(schema).defaultSchema(schema).locations("classpath:db/app").load().migrate();
+            assertThat(appAgain.migrationsExecuted).isZero();
+            assertThat(OutboxMigrations.migrate(db.dataSource(), OutboxTables.defaults().withSchema(schema)).migrationsExecuted).isZero();
+        } finally {
+            dropSchema(schema);
+        }
+    }
+
+    @Test
+    void createsTheStatusEnumAndThePartialIndexes() throws SQLException {
+        OutboxTables tables = OutboxTables.defaults().withSchema(db.schema() + "_idx");
+        try {
+            OutboxMigrations.migrate(db.dataSource(), tables);
+            List<String> indexes = new ArrayList<>();
+            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT indexname || ' ' || indexdef FROM pg_indexes WHERE schemaname = '"
+                            + tables.schema() + "' ORDER BY 1")) {
+                while (rs.next()) {
+                    indexes.add(rs.getString(1));
+                }
+            }
+            assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_events_unrouted_idx").contains("WHERE (routed_at IS NULL)"));
+            assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_deliveries_ready_idx").contains("WHERE (status = 'pending'"));
+            assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_deliveries_timeout_idx").contains("WHERE (status = 'dispatched'"));
+            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder) FROM pg_enum e"
+                            + " JOIN pg_type t ON t.oid = e.enumtypid JOIN pg_namespace n ON n.oid = t.typnamespace"
+                            + " WHERE n.nspname = '" + tables.schema() + "' AND t.typname = 'outbox_delivery_status'")) {
+                rs.next();
+                assertThat(rs.getString(1)).isEqualTo("pending,dispatched,completed,failed");
+            }
+        } finally {
+            dropSchema(tables.schema());
+        }
+    }
+
+    private static List<String> tablesIn(String schema) throws SQLException {
+        List<String> names = new ArrayList<>();
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT tablename FROM pg_tables WHERE schemaname = '" + schema + "'")) {
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+        }
+        return names;
+    }
+
+    private static void dropSchema(String schema) throws SQLException {
+        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        }
+    }
+}

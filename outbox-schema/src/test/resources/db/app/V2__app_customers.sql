@@ -1,0 +1,1 @@
+CREATE TABLE customers (id bigint PRIMARY KEY, name text NOT NULL);
