@@ -1,0 +1,28 @@
+package dev.outbox.api;
+
+/**
+ * An event that cannot be stored: a value with no JSON form PostgreSQL's {@code jsonb} keeps as it
+ * is (NaN, an infinity, an unpaired surrogate, {@code \u0000}) or a type with no stable JSON form.
+ * Thrown before anything is written; {@link #path()} names the field, e.g. {@code $.lines[2].price}.
+ */
+public final class EventEncodingException extends OutboxException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String path;
+
+    public EventEncodingException(String eventType, String path, String problem) {
+        super("cannot record event of type '" + eventType + "': " + path + " " + problem);
+        this.path = path;
+    }
+
+    public EventEncodingException(String eventType, String path, String problem, Throwable cause) {
+        super("cannot record event of type '" + eventType + "': " + path + " " + problem, cause);
+        this.path = path;
+    }
+
+    /** The JSON path of the value that cannot be stored. */
+    public String path() {
+        return path;
+    }
+}

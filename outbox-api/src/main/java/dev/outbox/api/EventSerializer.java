@@ -1,0 +1,23 @@
+package dev.outbox.api;
+
+/**
+ * Turns an event into the JSON text of the {@code payload} column and back. The outbox knows no
+ * other format; replace {@link #jackson()} to use your own mapping.
+ *
+ * <p>{@link #serialize} must refuse, with an {@link EventEncodingException} naming the field, any
+ * value that {@code jsonb} would not keep as it is: NaN and infinities, unpaired surrogates,
+ * {@code \u0000}, and types with no stable JSON form.
+ */
+public interface EventSerializer {
+
+    /** JSON text for {@code event}; {@code eventType} is for messages only. */
+    String serialize(String eventType, Object event);
+
+    /** The event of class {@code type} from the JSON text of its payload. */
+    <T> T deserialize(String json, Class<T> type);
+
+    /** The default: Jackson with every module on the class path (java.time, Kotlin) and strict checks. */
+    static EventSerializer jackson() {
+        return JacksonEventSerializer.create();
+    }
+}

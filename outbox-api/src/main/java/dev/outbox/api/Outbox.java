@@ -1,0 +1,228 @@
+package dev.outbox.api;
+
+import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
+
+import dev.outbox.api.internal.OutboxDsl;
+import dev.outbox.schema.tables.records.OutboxEventsRecord;
+import dev.outbox.flyway.OutboxTables;
+import java.time.Clock;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.jooq.DSLContext;
+import org.jooq.InsertValuesStep8;
+import org.jooq.JSONB;
+import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
+
+
+
+/**
+ * Records integration events in the caller's transaction. Built once, shared by every thread.
+ *
+ * <p>{@link #record(DSLContext, Object)} joins the transaction of the {@code DSLContext} it is given:
+ * it never begins, commits or rolls back. The event row and the business change commit together or
+ * not at all; a failing write throws, so the caller's transaction rolls back with it. On a connection
+ * in auto-commit mode it refuses and writes nothing. Recording reads no route and touches no broker:
+ * a relay turns events into deliveries after commit. When the transaction commits, PostgreSQL
+ * delivers a {@code NOTIFY} on {@link Builder#notifyChannel(String)} so that a listening relay wakes up.
+ *
+ * <pre>{@code
+ * Outbox outbox = Outbox.builder().build();   // default tables, Jackson, UUIDv7, system clock
+ *
+ * dsl.transaction(tx -> {
+ *     tx.dsl().insertInto(ORDERS).set(ORDERS.ID, orderId).set(ORDERS.TOTAL, total).execute();
+ *     outbox.record(tx.dsl(), new OrderPlaced(orderId, total));   // same transaction
+ * });
+ * }</pre>
+ */
+public final class Outbox {
+
+    /** The default NOTIFY channel, the one a relay listens on unless told otherwise. */
+    public static final String DEFAULT_NOTIFY_CHANNEL = "outbox_events";
+
+    /** Events per INSERT statement in {@link #recordAll}; 8 parameters each keeps well below PostgreSQL's 65,535. */
+    static final int ROWS_PER_STATEMENT = 2_000;
+
+    private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+    private final OutboxTables tables;
+    private final EventSerializer serializer;
+    private final EventTypes eventTypes;
+    private final Clock clock;
+    private final IdGenerator ids;
+    private final @Nullable String notifyChannel;
+
+    private Outbox(Builder b) {
+        this.tables = b.tables;
+        this.serializer = b.serializer;
+        this.eventTypes = b.eventTypes;
+        this.clock = b.clock;
+        this.ids = b.ids;
+        this.notifyChannel = b.notifyChannel;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Records one event in the transaction of {@code tx} and returns its id. {@code event} is the event
+     * object, or a {@link NewEvent} that carries an id, type, ordering key or trace headers with it.
+     *
+     * @throws IllegalStateException when {@code tx} is not inside a transaction (auto-commit)
+     * @throws EventEncodingException when the event holds a value that cannot be stored
+     * @throws OutboxException when the event's class has no stable type name
+     * @throws org.jooq.exception.DataAccessException when the database refuses the write
+     */
+    public UUID record(DSLContext tx, Object event) {
+        return recordAll(tx, List.of(event)).get(0);
+    }
+
+    /**
+     * Records many events in the transaction of {@code tx}, in multi-row statements, and returns their
+     * ids in order. Every event is checked and encoded before anything is written.
+     */
+    public List<UUID> recordAll(DSLContext tx, List<?> events) {
+        Objects.requireNonNull(tx, "tx");
+        Objects.requireNonNull(events, "events");
+        if (events.isEmpty()) {
+            return List.of();
+        }
+        requireTransaction(tx);
+        OffsetDateTime now = OffsetDateTime.now(clock).withOffsetSameInstant(ZoneOffset.UTC);
+        List<OutboxEventsRecord> rows = new ArrayList<>(events.size());
+        for (Object event : events) {
+            rows.add(encode(event, now));
+        }
+        DSLContext ctx = OutboxDsl.mapped(tx, tables);
+        for (int from = 0; from < rows.size(); from += ROWS_PER_STATEMENT) {
+            InsertValuesStep8<OutboxEventsRecord, UUID, String, JSONB, String, String, String, OffsetDateTime, OffsetDateTime> insert =
+                    ctx.insertInto(OUTBOX_EVENTS, OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.PAYLOAD,
+                            OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE,
+                            OUTBOX_EVENTS.CREATED_AT, OUTBOX_EVENTS.ROUTED_AT);
+            for (OutboxEventsRecord r : rows.subList(from, Math.min(rows.size(), from + ROWS_PER_STATEMENT))) {
+                insert = insert.values(r.getId(), r.getEventType(), r.getPayload(), r.getOrderingKey(), r.getTraceparent(),
+                        r.getTracestate(), r.getCreatedAt(), null);
+            }
+            insert.execute();
+        }
+        if (notifyChannel != null) {
+            ctx.select(DSL.function("pg_notify", Object.class, DSL.val(notifyChannel), DSL.val(""))).fetch();
+        }
+        List<UUID> result = new ArrayList<>(rows.size());
+        for (OutboxEventsRecord r : rows) {
+            result.add(r.getId());
+        }
+        return List.copyOf(result);
+    }
+
+    /** The tables this outbox writes to. */
+    public OutboxTables tables() {
+        return tables;
+    }
+
+    /** The serializer of this outbox. */
+    public EventSerializer serializer() {
+        return serializer;
+    }
+
+    /** The event type registry of this outbox. */
+    public EventTypes eventTypes() {
+        return eventTypes;
+    }
+
+    /** The NOTIFY channel, when notifications are on. */
+    public java.util.Optional<String> notifyChannel() {
+        return java.util.Optional.ofNullable(notifyChannel);
+    }
+
+    private OutboxEventsRecord encode(Object event, OffsetDateTime now) {
+        Objects.requireNonNull(event, "event");
+        NewEvent e = event instanceof NewEvent n ? n : NewEvent.of(event);
+        String type = e.eventType() != null ? e.eventType() : eventTypes.nameOf(e.payload().getClass());
+        String json = serializer.serialize(type, e.payload());
+        OutboxEventsRecord r = new OutboxEventsRecord();
+        r.setId(e.id() != null ? e.id() : ids.next());
+        r.setEventType(type);
+        r.setPayload(JSONB.valueOf(json));
+        r.setOrderingKey(e.orderingKey());
+        r.setTraceparent(e.traceparent());
+        r.setTracestate(e.tracestate());
+        r.setCreatedAt(now);
+        return r;
+    }
+
+    private static void requireTransaction(DSLContext tx) {
+        boolean autoCommit = tx.connectionResult(c -> c.getAutoCommit());
+        if (autoCommit) {
+            throw new IllegalStateException("Outbox.record needs the caller's open transaction, but the connection is in auto-commit"
+                    + " mode: call it inside dsl.transaction(tx -> outbox.record(tx.dsl(), event)) or your framework's transaction");
+        }
+    }
+
+    /** Settings of an {@link Outbox}; {@link #build()} checks them. */
+    public static final class Builder {
+        private OutboxTables tables = OutboxTables.defaults();
+        private EventSerializer serializer = EventSerializer.jackson();
+        private EventTypes eventTypes = EventTypes.annotated();
+        private Clock clock = Clock.systemUTC();
+        private IdGenerator ids = IdGenerator.uuidV7();
+        private @Nullable String notifyChannel = DEFAULT_NOTIFY_CHANNEL;
+
+        private Builder() {}
+
+        /** The schema and table names chosen at migration time. Default {@link OutboxTables#defaults()}. */
+        public Builder tables(OutboxTables tables) {
+            this.tables = Objects.requireNonNull(tables, "tables");
+            return this;
+        }
+
+        /** Default {@link EventSerializer#jackson()}. */
+        public Builder serializer(EventSerializer serializer) {
+            this.serializer = Objects.requireNonNull(serializer, "serializer");
+            return this;
+        }
+
+        /** Default: {@link EventType} annotations only. */
+        public Builder eventTypes(EventTypes eventTypes) {
+            this.eventTypes = Objects.requireNonNull(eventTypes, "eventTypes");
+            return this;
+        }
+
+        /** The clock of {@code created_at}. Default the system clock. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Ids of new events. Default {@link IdGenerator#uuidV7()}. */
+        public Builder idGenerator(IdGenerator ids) {
+            this.ids = Objects.requireNonNull(ids, "idGenerator");
+            return this;
+        }
+
+        /** The channel of the NOTIFY sent with each recording; {@value Outbox#DEFAULT_NOTIFY_CHANNEL} by default. */
+        public Builder notifyChannel(String channel) {
+            if (channel == null || !CHANNEL.matcher(channel).matches()) {
+                throw new IllegalArgumentException("notifyChannel must be a lower-case identifier [a-z_][a-z0-9_]{0,62}, got '" + channel + "'");
+            }
+            this.notifyChannel = channel;
+            return this;
+        }
+
+        /** Sends no NOTIFY; relays then find new events by polling. */
+        public Builder noNotify() {
+            this.notifyChannel = null;
+            return this;
+        }
+
+        public Outbox build() {
+            return new Outbox(this);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.outbox.api;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * For each event type, the non-empty list of its {@link Route}s. Built in code or loaded from a
+ * routes file (YAML or JSON) so that a standalone relay needs none of the application's classes.
+ *
+ * <pre>{@code
+ * Routes routes = Routes.builder()
+ *     .route("order.placed", Route.job("send-confirmation", "emails", List.of(5, 30), 300))
+ *     .route("order.placed", Route.publish("order-events", "orders", "order.placed", List.of(5), 60))
+ *     .build();
+ * }</pre>
+ */
+public final class Routes {
+
+    private final Map<String, List<Route>> byEventType;
+
+    private Routes(Map<String, List<Route>> byEventType) {
+        this.byEventType = Map.copyOf(byEventType);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Reads a routes file; the format follows the extension ({@code .yaml}/{@code .yml} or
+     * {@code .json}). See {@link RoutesFile} for the format.
+     *
+     * @throws InvalidRouteException naming the line or path of the problem
+     */
+    public static Routes fromFile(Path file) {
+        return RoutesFile.read(file);
+    }
+
+    /** The routes of {@code eventType}; empty when it has none (its events stay unrouted). */
+    public List<Route> of(String eventType) {
+        return byEventType.getOrDefault(eventType, List.of());
+    }
+
+    /** Every event type with routes. */
+    public Set<String> eventTypes() {
+        return byEventType.keySet();
+    }
+
+    /** Every route of every event type. */
+    public List<Route> all() {
+        return byEventType.values().stream().flatMap(List::stream).toList();
+    }
+
+    @Override
+    public String toString() {
+        return "Routes" + byEventType;
+    }
+
+    /** Collects routes per event type; {@link #build()} refuses duplicates. */
+    public static final class Builder {
+        private final Map<String, List<Route>> routes = new LinkedHashMap<>();
+
+        private Builder() {}
+
+        /** Adds routes of {@code eventType}. */
+        public Builder route(String eventType, Route... routes) {
+            return route(eventType, List.of(routes));
+        }
+
+        /** Adds routes of {@code eventType}. */
+        public Builder route(String eventType, List<Route> routes) {
+            EventTypes.checkName(eventType, "Routes");
+            if (routes.isEmpty()) {
+                throw new InvalidRouteException("event type '" + eventType + "': the list of routes must not be empty");
+            }
+            List<Route> list = this.routes.computeIfAbsent(eventType, k -> new java.util.ArrayList<>());
+            for (Route route : routes) {
+                for (Route existing : list) {
+                    if (existing.jobType().equals(route.jobType()) && existing.queue().equals(route.queue())) {
+                        throw new InvalidRouteException("event type '" + eventType + "': route (" + route.jobType() + ", " + route.queue()
+                                + ") is given twice");
+                    }
+                }
+                list.add(route);
+            }
+            return this;
+        }
+
+        public Routes build() {
+            Map<String, List<Route>> copy = new LinkedHashMap<>();
+            routes.forEach((type, list) -> copy.put(type, List.copyOf(list)));
+            return new Routes(copy);
+        }
+    }
+}
