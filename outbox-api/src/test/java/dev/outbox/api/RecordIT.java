@@ -56,7 +56,7 @@ class RecordIT {
                 .selectFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(id)).fetchOne();
         assertThat(row).isNotNull();
         assertThat(row.getEventType()).isEqualTo("order.placed");
-        assertThat(row.getPayload().data()).isEqualTo("{\"total\": 10, \"orderId\": 1}") // jsonb orders keys;
+        assertThat(row.getPayload().data()).isEqualTo("{\"total\": 10, \"orderId\": 1}"); // jsonb orders keys by length
         assertThat(row.getRoutedAt()).isNull();
         assertThat(id.version()).isEqualTo(7);
     }
