@@ -1,0 +1,5 @@
+/** The outbox worker (being built). */
+@NullMarked
+package dev.outbox.worker;
+
+import org.jspecify.annotations.NullMarked;
