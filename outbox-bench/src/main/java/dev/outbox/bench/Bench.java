@@ -1,0 +1,595 @@
+package dev.outbox.bench;
+
+import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
+import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.AMQP;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.api.Outbox;
+import dev.outbox.api.internal.OutboxDsl;
+import dev.outbox.flyway.OutboxMigrations;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.testing.TestPostgres;
+import dev.outbox.testing.TestRabbit;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jooq.DSLContext;
+import org.jooq.Record3;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * The end-to-end benchmark: relay and worker each in a process of its own, as users run them,
+ * against the PostgreSQL and RabbitMQ the environment names (the tests' resolution). Every run checks
+ * that every delivery was completed exactly once and no event was lost, then prints a table.
+ *
+ * <pre>
+ * java -jar outbox-bench/target/outbox-bench.jar [--runs 3] [--scenarios S1,S2,S3,S4,S5,CEIL] [--smoke]
+ * </pre>
+ */
+public final class Bench {
+
+    static final String RELAY_MAIN = "dev.outbox.relay.cli.RelayMain";
+    static final String WORKER_MAIN = "dev.outbox.bench.BenchWorker";
+
+    private final Scale scale;
+    private final Path workDir;
+    private final TestPostgres pg = TestPostgres.get();
+    private final TestRabbit rabbit = TestRabbit.get();
+    private final Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
+
+    /** The numbers of one benchmark size. */
+    record Scale(int backlog, int liveSeconds, int fixedRate, int fixedSeconds, int recordSeconds, int ceilingSeconds,
+            int ceilingMessages) {
+        static final Scale FULL = new Scale(100_000, 30, 1_000, 60, 10, 10, 100_000);
+        static final Scale SMOKE = new Scale(500, 2, 100, 2, 1, 1, 1_000);
+    }
+
+    Bench(Scale scale, Path workDir) {
+        this.scale = scale;
+        this.workDir = workDir;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int runs = 3;
+        List<String> scenarios = List.of("CEIL", "S1", "S2", "S3", "S4", "S5");
+        Scale scale = Scale.FULL;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--runs" -> runs = Integer.parseInt(args[++i]);
+                case "--scenarios" -> scenarios = List.of(args[++i].toUpperCase(Locale.ROOT).split(","));
+                case "--smoke" -> scale = Scale.SMOKE;
+                default -> {
+                    System.err.println("usage: bench [--runs N] [--scenarios CEIL,S1,S2,S3,S4,S5] [--smoke]");
+                    System.exit(2);
+                }
+            }
+        }
+        Bench bench = new Bench(scale, Files.createTempDirectory("outbox-bench"));
+        System.out.printf("machine: %d cores, %s; PostgreSQL %s (%s); RabbitMQ %s%n", Runtime.getRuntime().availableProcessors(),
+                memory(), bench.pg.jdbcUrl(), bench.pg.source(), bench.rabbit.source());
+        for (int run = 1; run <= runs; run++) {
+            for (String s : scenarios) {
+                System.out.printf("run %d/%d %s ...%n", run, runs, s);
+                bench.run(s);
+            }
+        }
+        bench.print();
+    }
+
+    Map<String, Map<String, List<Double>>> results() {
+        return results;
+    }
+
+    void run(String scenario) throws Exception {
+        switch (scenario) {
+            case "CEIL" -> ceilings();
+            case "S1" -> backlogDrain();
+            case "S2" -> liveProducers(false);
+            case "S3" -> liveProducers(true);
+            case "S4" -> fixedRate();
+            case "S5" -> recordingAlone();
+            default -> throw new IllegalArgumentException("unknown scenario " + scenario);
+        }
+    }
+
+    // ---------------------------------------------------------------- scenarios
+
+    private void ceilings() throws Exception {
+        try (Schema schema = Schema.create(pg)) {
+            put("CEIL", "PostgreSQL insert+claim+complete rows/s", Ceilings.postgresRowsPerSecond(pg, schema.name, scale.ceilingSeconds));
+        }
+        put("CEIL", "RabbitMQ confirmed persistent publishes/s",
+                Ceilings.rabbitPublishesPerSecond(rabbit.connectionFactory(), "bench-ceiling-" + shortId(), scale.ceilingMessages));
+    }
+
+    /** S1: a backlog recorded beforehand, then relay and worker drain it. */
+    private void backlogDrain() throws Exception {
+        try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir)) {
+            recordBacklog(schema, scale.backlog);
+            try (Processes p = Processes.start(this, schema, topology, false)) {
+                awaitCompleted(schema, scale.backlog, Duration.ofMinutes(10));
+                p.sample();
+                Record3<Long, Double, Integer> r = schema.dsl().select(DSL.count().cast(Long.class),
+                                DSL.field(DSL.extract(DSL.max(OUTBOX_DELIVERIES.COMPLETED_AT), org.jooq.DatePart.EPOCH)
+                                        .minus(DSL.extract(DSL.min(OUTBOX_DELIVERIES.CREATED_AT), org.jooq.DatePart.EPOCH))).cast(Double.class),
+                                DSL.max(OUTBOX_DELIVERIES.ATTEMPTS))
+                        .from(OUTBOX_DELIVERIES).fetchOne();
+                put("S1", "events/s (backlog " + scale.backlog + ")", r.value1() / r.value2());
+                p.report("S1");
+            }
+            verifyExactlyOnce(schema, scale.backlog);
+        }
+    }
+
+    /** S2 (job route) and S3 (publish route, plain consumer): 4 producers, one event per transaction. */
+    private void liveProducers(boolean publish) throws Exception {
+        String name = publish ? "S3" : "S2";
+        try (Schema schema = Schema.create(pg);
+                Topology topology = publish ? Topology.publishRoute(schema, rabbit, workDir) : Topology.jobRoute(schema, rabbit, workDir);
+                Processes p = Processes.start(this, schema, topology, false)) {
+            PlainConsumer consumer = publish ? PlainConsumer.start(rabbit.connectionFactory(), topology.consumerQueue) : null;
+            long recorded = produce(schema, 4, scale.liveSeconds, 0);
+            if (publish) {
+                consumer.await(recorded, Duration.ofMinutes(5));
+                long[] latencies = Stats.sorted(consumer.latenciesMicros());
+                put(name, "events/s", consumer.count() / consumer.spanSeconds());
+                latencyColumns(name, "commit→consumed", latencies);
+                consumer.close();
+            } else {
+                awaitCompleted(schema, recorded, Duration.ofMinutes(5));
+                long[] latencies = Stats.sorted(schema.completionLatenciesMicros());
+                put(name, "events/s", recorded / (double) scale.liveSeconds);
+                latencyColumns(name, "commit→completed", latencies);
+            }
+            p.sample();
+            p.report(name);
+            verifyExactlyOnce(schema, recorded);
+        }
+    }
+
+    /** S4: a fixed rate; commit→handler-start latency with LISTEN/NOTIFY and with polling only. */
+    private void fixedRate() throws Exception {
+        for (boolean pollOnly : new boolean[] {false, true}) {
+            String name = pollOnly ? "S4 poll-only" : "S4 LISTEN/NOTIFY";
+            try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
+                    Processes p = Processes.start(this, schema, topology, pollOnly)) {
+                long recorded = produce(schema, 4, scale.fixedSeconds, scale.fixedRate);
+                awaitCompleted(schema, recorded, Duration.ofMinutes(5));
+                p.sample();
+                p.stopWorker();
+                long[] latencies = Stats.sorted(BenchWorker.readLatencies(topology.latencyFile));
+                put(name, "events/s offered", (double) scale.fixedRate);
+                latencyColumns(name, "commit→handler start", latencies);
+                p.report(name);
+                verifyExactlyOnce(schema, recorded);
+            }
+        }
+    }
+
+    /** S5: recording alone, 4 threads, 100 events per transaction through the batch API. */
+    private void recordingAlone() throws Exception {
+        try (Schema schema = Schema.create(pg)) {
+            Outbox outbox = Outbox.builder().tables(schema.tables).build();
+            AtomicLong events = new AtomicLong();
+            long deadline = System.nanoTime() + Duration.ofSeconds(scale.recordSeconds).toNanos();
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            List<Future<?>> futures = new ArrayList<>();
+            long start = System.nanoTime();
+            for (int t = 0; t < 4; t++) {
+                futures.add(pool.submit(() -> {
+                    DSLContext dsl = DSL.using(schema.dataSource, SQLDialect.POSTGRES);
+                    long seq = 0;
+                    while (System.nanoTime() < deadline) {
+                        List<BenchEvent> batch = new ArrayList<>(100);
+                        for (int i = 0; i < 100; i++) {
+                            batch.add(BenchEvent.next(seq++));
+                        }
+                        dsl.transaction(tx -> outbox.recordAll(tx.dsl(), batch));
+                        events.addAndGet(100);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get();
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            pool.shutdown();
+            long stored = schema.dsl().fetchCount(OUTBOX_EVENTS);
+            if (stored != events.get()) {
+                throw new IllegalStateException("S5 lost events: recorded " + events.get() + ", stored " + stored);
+            }
+            put("S5", "events/s", events.get() / seconds);
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private void recordBacklog(Schema schema, int count) {
+        Outbox outbox = Outbox.builder().tables(schema.tables).noNotify().build();
+        DSLContext dsl = DSL.using(schema.dataSource, SQLDialect.POSTGRES);
+        for (int from = 0; from < count; from += 1_000) {
+            List<BenchEvent> batch = new ArrayList<>();
+            for (int i = from; i < Math.min(count, from + 1_000); i++) {
+                batch.add(BenchEvent.next(i));
+            }
+            dsl.transaction(tx -> outbox.recordAll(tx.dsl(), batch));
+        }
+        schema.analyze();
+    }
+
+    /** {@code threads} producers for {@code seconds}, one event per transaction; {@code rate} 0 = as fast as they can. */
+    private long produce(Schema schema, int threads, int seconds, int rate) throws Exception {
+        Outbox outbox = Outbox.builder().tables(schema.tables).build();
+        AtomicLong recorded = new AtomicLong();
+        long start = System.nanoTime();
+        long end = start + Duration.ofSeconds(seconds).toNanos();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            futures.add(pool.submit(() -> {
+                DSLContext dsl = DSL.using(schema.dataSource, SQLDialect.POSTGRES);
+                long seq = thread;
+                long n = 0;
+                while (true) {
+                    long now = System.nanoTime();
+                    if (now >= end) {
+                        break;
+                    }
+                    if (rate > 0) {
+                        long due = start + (long) (n * 1e9 * threads / rate);
+                        if (due > now) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(due - now);
+                            continue;
+                        }
+                    }
+                    BenchEvent event = BenchEvent.next(seq);
+                    dsl.transaction(tx -> outbox.record(tx.dsl(), event));
+                    seq += threads;
+                    n++;
+                    recorded.incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : futures) {
+            f.get();
+        }
+        pool.shutdown();
+        return recorded.get();
+    }
+
+    private static void awaitCompleted(Schema schema, long expected, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long done = 0;
+        while (System.nanoTime() < deadline) {
+            done = schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
+            if (done >= expected) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("only " + done + " of " + expected + " deliveries completed within " + timeout);
+    }
+
+    /** Every event routed once, every delivery completed after exactly one dispatch. */
+    private static void verifyExactlyOnce(Schema schema, long events) {
+        DSLContext dsl = schema.dsl();
+        long storedEvents = dsl.fetchCount(OUTBOX_EVENTS);
+        long deliveries = dsl.fetchCount(OUTBOX_DELIVERIES);
+        long completedOnce = dsl.fetchCount(OUTBOX_DELIVERIES,
+                OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed).and(OUTBOX_DELIVERIES.ATTEMPTS.eq(1)));
+        if (storedEvents != events || deliveries != events || completedOnce != events) {
+            throw new IllegalStateException("correctness check failed: events recorded " + events + ", stored " + storedEvents
+                    + ", deliveries " + deliveries + ", completed after exactly one dispatch " + completedOnce);
+        }
+    }
+
+    private void latencyColumns(String scenario, String what, long[] sortedMicros) {
+        put(scenario, what + " p50 ms", Stats.percentile(sortedMicros, 50) / 1000.0);
+        put(scenario, what + " p95 ms", Stats.percentile(sortedMicros, 95) / 1000.0);
+        put(scenario, what + " p99 ms", Stats.percentile(sortedMicros, 99) / 1000.0);
+        put(scenario, what + " max ms", Stats.percentile(sortedMicros, 100) / 1000.0);
+    }
+
+    void put(String scenario, String metric, double value) {
+        results.computeIfAbsent(scenario, k -> new LinkedHashMap<>()).computeIfAbsent(metric, k -> new ArrayList<>()).add(value);
+    }
+
+    void print() {
+        System.out.println();
+        System.out.println("| scenario | metric | median (min–max) | runs |");
+        System.out.println("|---|---|---|---|");
+        results.forEach((scenario, metrics) -> metrics.forEach((metric, values) -> System.out.printf("| %s | %s | %s | %d |%n",
+                scenario, metric, Stats.summary(values, values.stream().allMatch(v -> v >= 100) ? 0 : 1), values.size())));
+    }
+
+    static String shortId() {
+        return UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static String memory() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024 / 1024 + " GiB";
+                }
+            }
+        } catch (IOException e) {
+            // not Linux
+        }
+        return "? GiB";
+    }
+
+    // ---------------------------------------------------------------- resources
+
+    /** A fresh migrated schema, dropped afterwards. */
+    static final class Schema implements AutoCloseable {
+        final String name;
+        final OutboxTables tables;
+        final HikariDataSource dataSource;
+        private final TestPostgres pg;
+
+        private Schema(TestPostgres pg, String name) {
+            this.pg = pg;
+            this.name = name;
+            this.tables = OutboxTables.defaults().withSchema(name);
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(pg.jdbcUrl());
+            config.setUsername(pg.user());
+            config.setPassword(pg.password());
+            config.setMaximumPoolSize(8);
+            config.setPoolName("bench-" + name);
+            this.dataSource = new HikariDataSource(config);
+        }
+
+        static Schema create(TestPostgres pg) {
+            Schema s = new Schema(pg, "bench_" + shortId());
+            OutboxMigrations.migrate(s.dataSource, s.tables);
+            return s;
+        }
+
+        DSLContext dsl() {
+            return OutboxDsl.mapped(DSL.using(dataSource, SQLDialect.POSTGRES), tables);
+        }
+
+        void analyze() {
+            try (java.sql.Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+                s.execute("ANALYZE " + name + ".outbox_events");
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        long[] completionLatenciesMicros() {
+            return dsl().select(DSL.extract(OUTBOX_DELIVERIES.COMPLETED_AT, org.jooq.DatePart.EPOCH)
+                            .minus(DSL.extract(OUTBOX_EVENTS.CREATED_AT, org.jooq.DatePart.EPOCH)).mul(1_000_000).cast(Long.class))
+                    .from(OUTBOX_DELIVERIES).join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
+                    .fetch().stream().mapToLong(r -> r.value1()).toArray();
+        }
+
+        @Override
+        public void close() throws Exception {
+            dataSource.close();
+            try (java.sql.Connection c = pg.connect(); Statement s = c.createStatement()) {
+                s.execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
+            }
+        }
+    }
+
+    /** The routes file and broker resources of one scenario. */
+    static final class Topology implements AutoCloseable {
+        final Path routesFile;
+        final Path latencyFile;
+        final String queue;
+        final String consumerQueue;
+        final String exchange;
+        private final TestRabbit rabbit;
+
+        private Topology(TestRabbit rabbit, Path routesFile, Path latencyFile, String queue, String exchange, String consumerQueue) {
+            this.rabbit = rabbit;
+            this.routesFile = routesFile;
+            this.latencyFile = latencyFile;
+            this.queue = queue;
+            this.exchange = exchange;
+            this.consumerQueue = consumerQueue;
+        }
+
+        static Topology jobRoute(Schema schema, TestRabbit rabbit, Path dir) throws IOException {
+            String queue = "bench-" + schema.name;
+            Path routes = dir.resolve(schema.name + "-routes.yaml");
+            Files.writeString(routes, "routes:\n  bench.event:\n    - job: bench-job\n      queue: " + queue
+                    + "\n      retryDelaysSeconds: [1, 5, 30]\n      deliveryTimeoutSeconds: 120\n");
+            return new Topology(rabbit, routes, dir.resolve(schema.name + "-latencies.bin"), queue, "", "");
+        }
+
+        static Topology publishRoute(Schema schema, TestRabbit rabbit, Path dir) throws Exception {
+            String exchange = "bench-x-" + schema.name;
+            String queue = "bench-consumer-" + schema.name;
+            try (Connection c = rabbit.connectionFactory().newConnection("outbox-bench-setup"); Channel ch = c.createChannel()) {
+                ch.exchangeDeclare(exchange, "direct", true);
+                ch.queueDeclare(queue, true, false, false, null);
+                ch.queueBind(queue, exchange, "bench");
+            }
+            Path routes = dir.resolve(schema.name + "-routes.yaml");
+            Files.writeString(routes, "routes:\n  bench.event:\n    - publish: bench-publish\n      exchange: " + exchange
+                    + "\n      routingKey: bench\n      retryDelaysSeconds: [1, 5, 30]\n      deliveryTimeoutSeconds: 120\n");
+            return new Topology(rabbit, routes, dir.resolve(schema.name + "-latencies.bin"), "", exchange, queue);
+        }
+
+        @Override
+        public void close() throws Exception {
+            try (Connection c = rabbit.connectionFactory().newConnection("outbox-bench-cleanup"); Channel ch = c.createChannel()) {
+                if (!queue.isEmpty()) {
+                    ch.queueDelete(queue);
+                }
+                if (!consumerQueue.isEmpty()) {
+                    ch.queueDelete(consumerQueue);
+                }
+                if (!exchange.isEmpty()) {
+                    ch.exchangeDelete(exchange);
+                }
+            }
+            Files.deleteIfExists(routesFile);
+            Files.deleteIfExists(latencyFile);
+        }
+    }
+
+    /** The relay and (for job routes) the worker, each a process of its own. */
+    static final class Processes implements AutoCloseable {
+        private final Bench bench;
+        private final ChildProcess relay;
+        private final ChildProcess worker;
+        private final java.util.concurrent.ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+
+        private Processes(Bench bench, ChildProcess relay, ChildProcess worker) {
+            this.bench = bench;
+            this.relay = relay;
+            this.worker = worker;
+            sampler.scheduleAtFixedRate(this::sample, 200, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+
+        static Processes start(Bench bench, Schema schema, Topology topology, boolean pollOnly) throws Exception {
+            Map<String, String> env = new LinkedHashMap<>();
+            env.put("OUTBOX_JDBC_URL", bench.pg.jdbcUrl());
+            env.put("OUTBOX_JDBC_USER", bench.pg.user());
+            env.put("OUTBOX_JDBC_PASSWORD", bench.pg.password());
+            env.put("OUTBOX_AMQP_URI", bench.rabbit.uri());
+            env.put("OUTBOX_SCHEMA", schema.name);
+            env.put("OUTBOX_ROUTES_FILE", topology.routesFile.toString());
+            env.put("OUTBOX_POLL_ONLY", String.valueOf(pollOnly));
+            env.put("BENCH_QUEUE", topology.queue);
+            env.put("BENCH_LATENCY_FILE", topology.latencyFile.toString());
+            ChildProcess worker = topology.queue.isEmpty() ? null
+                    : ChildProcess.start("worker-" + schema.name, WORKER_MAIN, List.of(), env, bench.workDir);
+            if (worker != null) {
+                BenchWorker.awaitReady(worker.log(), Duration.ofSeconds(60));
+            }
+            ChildProcess relay = ChildProcess.start("relay-" + schema.name, RELAY_MAIN, List.of("relay", "--loop", "--sleep=1"), env,
+                    bench.workDir);
+            return new Processes(bench, relay, worker);
+        }
+
+        void sample() {
+            relay.sample();
+            if (worker != null) {
+                worker.sample();
+            }
+        }
+
+        void stopWorker() throws InterruptedException {
+            if (worker != null && worker.isAlive()) {
+                worker.stop(60);
+            }
+        }
+
+        void report(String scenario) {
+            bench.put(scenario, "relay peak RSS MB", relay.peakRssMb());
+            bench.put(scenario, "relay CPU s", relay.cpuSeconds());
+            if (worker != null) {
+                bench.put(scenario, "worker peak RSS MB", worker.peakRssMb());
+                bench.put(scenario, "worker CPU s", worker.cpuSeconds());
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            sampler.shutdownNow();
+            int relayExit = relay.stop(60);
+            int workerExit = worker == null ? 0 : (worker.isAlive() ? worker.stop(60) : 0);
+            if (relayExit != 0) {
+                throw new IllegalStateException("relay exited with " + relayExit + ", see " + relay.log());
+            }
+            if (workerExit != 0 && workerExit != 143) {
+                throw new IllegalStateException("worker exited with " + workerExit + ", see " + worker.log());
+            }
+        }
+    }
+
+    /** A plain RabbitMQ consumer of a publish route's queue, as another service would run it. */
+    static final class PlainConsumer implements AutoCloseable {
+        private final Connection connection;
+        private final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+        private final AtomicLong count = new AtomicLong();
+        private volatile long firstNanos;
+        private volatile long lastNanos;
+
+        private PlainConsumer(Connection connection) {
+            this.connection = connection;
+        }
+
+        static PlainConsumer start(ConnectionFactory factory, String queue) throws Exception {
+            PlainConsumer consumer = new PlainConsumer(factory.newConnection("outbox-bench-consumer"));
+            Channel channel = consumer.connection.createChannel();
+            channel.basicQos(2_000);
+            com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+            channel.basicConsume(queue, false, new DefaultConsumer(channel) {
+                @Override
+                public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) throws IOException {
+                    java.time.Instant now = java.time.Instant.now();
+                    long nowMicros = now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+                    long recorded = json.readTree(new String(body, StandardCharsets.UTF_8)).get("recordedAtMicros").asLong();
+                    consumer.latencies.add(nowMicros - recorded);
+                    long t = System.nanoTime();
+                    if (consumer.count.getAndIncrement() == 0) {
+                        consumer.firstNanos = t;
+                    }
+                    consumer.lastNanos = t;
+                    getChannel().basicAck(envelope.getDeliveryTag(), false);
+                }
+            });
+            return consumer;
+        }
+
+        void await(long expected, Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (count.get() < expected) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("consumed " + count.get() + " of " + expected + " within " + timeout);
+                }
+                Thread.sleep(50);
+            }
+        }
+
+        long count() {
+            return count.get();
+        }
+
+        double spanSeconds() {
+            return Math.max(1e-9, (lastNanos - firstNanos) / 1e9);
+        }
+
+        long[] latenciesMicros() {
+            return latencies.stream().mapToLong(Long::longValue).toArray();
+        }
+
+        @Override
+        public void close() throws IOException {
+            connection.close();
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package dev.outbox.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.worker.OutboxWorker;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The benchmark's job service: an {@link OutboxWorker} with a no-op handler, in a process of its own.
+ * It records, per handler call, the time from the event's recording to the handler's start, and on
+ * SIGTERM writes them to {@code BENCH_LATENCY_FILE} before the worker closes.
+ */
+public final class BenchWorker {
+
+    static final String READY = "bench worker ready";
+    private static final int MAX_SAMPLES = 2_000_000;
+
+    private BenchWorker() {}
+
+    public static void main(String[] args) throws Exception {
+        String queue = env("BENCH_QUEUE");
+        Path latencyFile = Path.of(env("BENCH_LATENCY_FILE"));
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(env("OUTBOX_JDBC_URL"));
+        config.setUsername(System.getenv().getOrDefault("OUTBOX_JDBC_USER", "postgres"));
+        config.setPassword(System.getenv().getOrDefault("OUTBOX_JDBC_PASSWORD", ""));
+        config.setMaximumPoolSize(10);
+        config.setPoolName("bench-worker");
+        HikariDataSource dataSource = new HikariDataSource(config);
+        AtomicLongArray latencies = new AtomicLongArray(MAX_SAMPLES);
+        AtomicInteger count = new AtomicInteger();
+        OutboxWorker worker = OutboxWorker.builder()
+                .dataSource(dataSource)
+                .amqpUri(env("OUTBOX_AMQP_URI"))
+                .tables(OutboxTables.defaults().withSchema(env("OUTBOX_SCHEMA")))
+                .queue(queue, 8, 500)
+                .handler("bench-job", BenchEvent.class, (event, context) -> {
+                    Instant now = Instant.now();
+                    long micros = now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000 - event.recordedAtMicros();
+                    int i = count.getAndIncrement();
+                    if (i < MAX_SAMPLES) {
+                        latencies.set(i, micros);
+                    }
+                })
+                .shutdownHook(false)
+                .build();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            worker.close();
+            writeLatencies(latencyFile, latencies, Math.min(count.get(), MAX_SAMPLES));
+            dataSource.close();
+            stopped.countDown();
+        }, "bench-worker-stop"));
+        worker.start();
+        System.out.println(READY);
+        System.out.flush();
+        stopped.await();
+    }
+
+    private static void writeLatencies(Path file, AtomicLongArray latencies, int n) {
+        try (DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(Files.newOutputStream(file)))) {
+            out.writeInt(n);
+            for (int i = 0; i < n; i++) {
+                out.writeLong(latencies.get(i));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static long[] readLatencies(Path file) throws IOException {
+        try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(file)))) {
+            long[] values = new long[in.readInt()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = in.readLong();
+            }
+            return values;
+        }
+    }
+
+    static void awaitReady(Path log, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(log) && Files.readString(log).contains(READY)) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("the bench worker did not start within " + timeout + ", see " + log);
+    }
+
+    private static String env(String name) {
+        String value = System.getenv(name);
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(name + " is not set");
+        }
+        return value;
+    }
+}

@@ -1,0 +1,110 @@
+package dev.outbox.bench;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.MessageProperties;
+import dev.outbox.testing.TestPostgres;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The machine's own ceilings, measured in the same run so that every figure is also a ratio:
+ * PostgreSQL doing the outbox's row lifecycle in batches (pgbench), and RabbitMQ taking persistent
+ * publishes with confirms, many in flight, through a plain client loop.
+ */
+final class Ceilings {
+
+    private Ceilings() {}
+
+    /**
+     * Rows per second through insert → claim with SKIP LOCKED → complete, 100 rows a statement, 2
+     * clients, for {@code seconds}. Returns NaN when pgbench is not installed.
+     */
+    static double postgresRowsPerSecond(TestPostgres pg, String schema, int seconds) throws Exception {
+        Path pgbench = Path.of("/usr/bin/pgbench");
+        if (!Files.isExecutable(pgbench)) {
+            return Double.NaN;
+        }
+        try (java.sql.Connection c = pg.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + schema + ".ceiling (id bigserial PRIMARY KEY, status int NOT NULL,"
+                    + " payload text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), done_at timestamptz)");
+            s.execute("CREATE INDEX ON " + schema + ".ceiling (id) WHERE status = 0");
+            s.execute("CREATE INDEX ON " + schema + ".ceiling (id) WHERE status = 1");
+        }
+        int rows = 100;
+        String script = String.join("\n",
+                "INSERT INTO " + schema + ".ceiling (status, payload) SELECT 0, repeat('x', 300) FROM generate_series(1, " + rows + ");",
+                "UPDATE " + schema + ".ceiling SET status = 1 WHERE id IN (SELECT id FROM " + schema
+                        + ".ceiling WHERE status = 0 ORDER BY id LIMIT " + rows + " FOR UPDATE SKIP LOCKED);",
+                "UPDATE " + schema + ".ceiling SET status = 2, done_at = now() WHERE id IN (SELECT id FROM " + schema
+                        + ".ceiling WHERE status = 1 ORDER BY id LIMIT " + rows + " FOR UPDATE SKIP LOCKED);",
+                "");
+        Path file = Files.createTempFile("outbox-ceiling", ".sql");
+        Files.writeString(file, script);
+        URI uri = URI.create(pg.jdbcUrl().substring("jdbc:".length()));
+        List<String> command = new ArrayList<>(List.of(pgbench.toString(), "-n", "-f", file.toString(), "-c", "2", "-j", "2",
+                "-T", String.valueOf(seconds), "-h", uri.getHost(), "-p", String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()),
+                "-U", pg.user(), uri.getPath().substring(1)));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        if (!pg.password().isEmpty()) {
+            pb.environment().put("PGPASSWORD", pg.password());
+        }
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor(seconds + 60L, TimeUnit.SECONDS);
+        Files.deleteIfExists(file);
+        Matcher m = Pattern.compile("tps = ([0-9.]+)").matcher(out);
+        if (!m.find()) {
+            throw new IOException("pgbench gave no tps: " + out);
+        }
+        // one pgbench transaction = the three statements over `rows` rows
+        return Double.parseDouble(m.group(1)) * rows;
+    }
+
+    /** Persistent 300-byte messages per second, confirmed, 2,000 in flight, through one channel. */
+    static double rabbitPublishesPerSecond(ConnectionFactory factory, String queue, int messages) throws Exception {
+        byte[] body = "x".repeat(300).getBytes(StandardCharsets.US_ASCII);
+        try (Connection connection = factory.newConnection("outbox-bench-ceiling"); Channel channel = connection.createChannel()) {
+            channel.queueDeclare(queue, true, false, false, null);
+            channel.confirmSelect();
+            Semaphore window = new Semaphore(2_000);
+            java.util.concurrent.ConcurrentSkipListSet<Long> outstanding = new java.util.concurrent.ConcurrentSkipListSet<>();
+            channel.addConfirmListener((tag, multiple) -> release(outstanding, window, tag, multiple),
+                    (tag, multiple) -> release(outstanding, window, tag, multiple));
+            AMQP.BasicProperties props = MessageProperties.PERSISTENT_BASIC;
+            long start = System.nanoTime();
+            for (int i = 0; i < messages; i++) {
+                window.acquire();
+                outstanding.add(channel.getNextPublishSeqNo());
+                channel.basicPublish("", queue, props, body);
+            }
+            channel.waitForConfirmsOrDie(60_000);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            channel.queueDelete(queue);
+            return messages / seconds;
+        }
+    }
+
+    private static void release(java.util.concurrent.ConcurrentSkipListSet<Long> outstanding, Semaphore window, long tag, boolean multiple) {
+        if (multiple) {
+            var head = outstanding.headSet(tag, true);
+            int n = head.size();
+            head.clear();
+            window.release(n);
+        } else if (outstanding.remove(tag)) {
+            window.release();
+        }
+    }
+}

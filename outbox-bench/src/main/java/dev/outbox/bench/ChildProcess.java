@@ -1,0 +1,105 @@
+package dev.outbox.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A JVM started as a separate process (the relay, the worker), with its peak resident memory
+ * (VmHWM) and CPU seconds read from /proc when it ends.
+ */
+final class ChildProcess implements AutoCloseable {
+
+    private final String name;
+    private final Process process;
+    private final Path log;
+    private long peakRssKb;
+    private double cpuSeconds;
+
+    private ChildProcess(String name, Process process, Path log) {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+    }
+
+    static ChildProcess start(String name, String mainClass, List<String> args, Map<String, String> env, Path logDir)
+            throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.add("-XX:+UseSerialGC");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(args);
+        Files.createDirectories(logDir);
+        Path log = logDir.resolve(name + ".log");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(env);
+        return new ChildProcess(name, pb.start(), log);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Reads VmHWM and CPU time while the process lives (call before it exits). */
+    void sample() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid()), "status"), StandardCharsets.UTF_8)) {
+                if (line.startsWith("VmHWM:")) {
+                    peakRssKb = Math.max(peakRssKb, Long.parseLong(line.replaceAll("[^0-9]", "")));
+                }
+            }
+            String stat = Files.readString(Path.of("/proc", String.valueOf(pid()), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime + stime
+            cpuSeconds = ticks / 100.0;
+        } catch (IOException | RuntimeException e) {
+            // the process ended between two samples: keep the last reading
+        }
+    }
+
+    /** SIGTERM, then wait; the last sample stands for the whole run. */
+    int stop(long timeoutSeconds) throws InterruptedException {
+        sample();
+        process.destroy();
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+        return process.exitValue();
+    }
+
+    String name() {
+        return name;
+    }
+
+    Path log() {
+        return log;
+    }
+
+    double peakRssMb() {
+        return peakRssKb / 1024.0;
+    }
+
+    double cpuSeconds() {
+        return cpuSeconds;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            stop(30);
+        }
+    }
+}

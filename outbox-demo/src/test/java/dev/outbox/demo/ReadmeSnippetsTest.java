@@ -1,0 +1,50 @@
+package dev.outbox.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every Java and Kotlin snippet of the README stands, line for line (indentation aside), in a source
+ * file that the build compiles: the README cannot drift from code that works.
+ */
+class ReadmeSnippetsTest {
+
+    private static final Pattern BLOCK = Pattern.compile("```(java|kotlin)\\n(.*?)```", Pattern.DOTALL);
+
+    @Test
+    void everyReadmeSnippetComesFromCompiledSources() throws IOException {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        String readme = Files.readString(root.resolve("README.md"));
+        List<String> sources = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path file : files.filter(p -> p.toString().matches(".*/src/(main|test)/(java|kotlin)/.*\\.(java|kt)$"))
+                    .filter(p -> !p.toString().contains("/target/")).toList()) {
+                sources.add(normalize(Files.readString(file)));
+            }
+        }
+        Matcher m = BLOCK.matcher(readme);
+        int snippets = 0;
+        while (m.find()) {
+            snippets++;
+            String snippet = normalize(m.group(2));
+            assertThat(sources).as("README %s snippet #%d is not in any compiled source file:%n%s", m.group(1), snippets, m.group(2))
+                    .anyMatch(source -> source.contains(snippet));
+        }
+        assertThat(snippets).as("README code snippets").isGreaterThanOrEqualTo(4);
+    }
+
+    /** Lines trimmed, blank lines dropped: indentation and spacing between blocks do not matter. */
+    private static String normalize(String text) {
+        return text.lines().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining("\n", "\n", "\n"));
+    }
+}
