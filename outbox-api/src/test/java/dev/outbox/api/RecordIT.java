@@ -164,6 +164,19 @@ class RecordIT {
     }
 
     @Test
+    void splitsAVeryLargeBatchIntoSeveralStatementsInOneTransaction() {
+        List<OrderShipped> batch = new ArrayList<>();
+        for (int i = 0; i < 2 * Outbox.ROWS_PER_STATEMENT + 1; i++) {
+            batch.add(new OrderShipped(i));
+        }
+
+        List<UUID> ids = dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), batch));
+
+        assertThat(ids).hasSize(batch.size()).doesNotHaveDuplicates();
+        assertThat(eventCount()).isEqualTo(batch.size());
+    }
+
+    @Test
     void recordsNothingForAnEmptyBatch() {
         List<UUID> none = dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), List.of()));
         assertThat(none).isEmpty();
@@ -247,6 +260,12 @@ class RecordIT {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("orderingKey");
         assertThatThrownBy(() -> NewEvent.of(new OrderShipped(1L)).withTracestate("x".repeat(513)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tracestate");
+    }
+
+    @Test
+    void refusesANewEventInsideANewEvent() {
+        assertThatThrownBy(() -> NewEvent.of(NewEvent.of(new OrderShipped(1L)))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("NewEvent.payload");
     }
 
     @Test
