@@ -39,7 +39,10 @@ import java.util.regex.Pattern;
  * <p>Refused before anything is written, naming the field: NaN and infinities, unpaired surrogates
  * and {@code \u0000} in strings and keys, and types whose JSON form is not stable or not data:
  * {@code java.util.Date}/{@code Calendar} (time-zone dependent), {@code Optional} (use a nullable
- * field), streams, readers, files and paths, classes, threads, and objects with no properties.
+ * field), byte arrays (encode them as text yourself, Base64 say), streams, readers, files and paths,
+ * classes, threads, and objects whose state Jackson cannot see (no properties). A record with no
+ * components is written as {@code {}}: it holds nothing that could be lost. Top-level scalars are
+ * refused: a payload is a JSON object or array. {@code BigDecimal} keeps its scale ({@code 10.50}).
  */
 public final class JacksonEventSerializer implements EventSerializer {
 

@@ -159,6 +159,7 @@ class JacksonEventSerializerTest {
                 Arguments.of("nested object with no properties", new Holder(new Opaque()), "$.value", "no stable JSON form"),
                 Arguments.of("a Class", new Holder(String.class), "$.value", "not data"),
                 Arguments.of("a Thread", new Holder(Thread.currentThread()), "$.value", "not data"),
+                Arguments.of("a byte array", new Holder(new byte[] {1, 2}), "$.value", "no JSON form (BINARY)"),
                 Arguments.of("top-level string", "just text", "$", "must be a JSON object or array"),
                 Arguments.of("top-level number", 42, "$", "must be a JSON object or array"),
                 Arguments.of("top-level boolean", true, "$", "must be a JSON object or array"),
