@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.exc.InvalidDefinitionException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -27,6 +29,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 
 /**
  * The default {@link EventSerializer}: Jackson with the modules found on the class path (java.time,
@@ -36,9 +39,14 @@ import java.util.OptionalLong;
  * <p>Refused before anything is written, naming the field: NaN and infinities, unpaired surrogates
  * and {@code \u0000} in strings and keys, and types whose JSON form is not stable or not data:
  * {@code java.util.Date}/{@code Calendar} (time-zone dependent), {@code Optional} (use a nullable
- * field), streams, readers, files and paths, classes, threads, and objects with no properties.
+ * field), byte arrays (encode them as text yourself, Base64 say), streams, readers, files and paths,
+ * classes, threads, and objects whose state Jackson cannot see (no properties). A record with no
+ * components is written as {@code {}}: it holds nothing that could be lost. Top-level scalars are
+ * refused: a payload is a JSON object or array. {@code BigDecimal} keeps its scale ({@code 10.50}).
  */
 public final class JacksonEventSerializer implements EventSerializer {
+
+    private static final Pattern PLAIN_KEY = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*");
 
     private final ObjectMapper mapper;
 
@@ -72,6 +80,8 @@ public final class JacksonEventSerializer implements EventSerializer {
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
                 .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+                // keep the scale of a BigDecimal (10.50 stays 10.50, 10 does not become 1E+1)
+                .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
                 .build();
         return new JacksonEventSerializer(mapper);
     }
@@ -89,9 +99,17 @@ public final class JacksonEventSerializer implements EventSerializer {
         } catch (IllegalArgumentException e) {
             JsonMappingException cause = findMappingException(e);
             String path = cause == null ? "$" : jsonPath(cause);
-            String problem = cause != null && cause.getCause() instanceof RefusedType refused
-                    ? refused.problem
-                    : "cannot be written as JSON (" + (cause == null ? e.getClass().getSimpleName() : cause.getOriginalMessage()) + ")";
+            String problem;
+            if (cause != null && cause.getCause() instanceof RefusedType refused) {
+                problem = refused.problem;
+            } else if (cause instanceof InvalidDefinitionException d && d.getType() != null) {
+                problem = "is a " + d.getType().getRawClass().getName() + ", which has no stable JSON form"
+                        + " (a class with no properties, say: give it fields with getters, or make it a record)";
+            } else {
+                // Jackson's own words about the type; the class only when a getter of the event threw
+                problem = "cannot be written as JSON (" + (cause == null ? e.getClass().getSimpleName()
+                        : cause.getCause() == null ? cause.getOriginalMessage() : cause.getCause().getClass().getName()) + ")";
+            }
             throw new EventEncodingException(eventType, path, problem, e);
         }
         if (!tree.isObject() && !tree.isArray()) {
@@ -122,7 +140,7 @@ public final class JacksonEventSerializer implements EventSerializer {
             Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
             while (fields.hasNext()) {
                 Map.Entry<String, JsonNode> field = fields.next();
-                String childPath = path + "." + field.getKey();
+                String childPath = path + segment(field.getKey());
                 checkText(eventType, childPath, field.getKey(), "has a key that ");
                 check(eventType, childPath, field.getValue());
             }
@@ -130,7 +148,7 @@ public final class JacksonEventSerializer implements EventSerializer {
             for (int i = 0; i < node.size(); i++) {
                 check(eventType, path + "[" + i + "]", node.get(i));
             }
-        } else if (node.isFloatingPointNumber()) {
+        } else if (node.isDouble() || node.isFloat()) { // a BigDecimal beyond double's range is fine
             double value = node.doubleValue();
             if (Double.isNaN(value)) {
                 throw new EventEncodingException(eventType, path, "is NaN, which JSON cannot hold");
@@ -177,12 +195,32 @@ public final class JacksonEventSerializer implements EventSerializer {
         StringBuilder path = new StringBuilder("$");
         for (JsonMappingException.Reference ref : e.getPath()) {
             if (ref.getFieldName() != null) {
-                path.append('.').append(ref.getFieldName());
+                path.append(segment(ref.getFieldName()));
             } else if (ref.getIndex() >= 0) {
                 path.append('[').append(ref.getIndex()).append(']');
             }
         }
         return path.toString();
+    }
+
+    /**
+     * One step of a JSON path: {@code .name} for a plain name, {@code ['...']} otherwise, with
+     * control characters, quotes, backslashes and surrogates escaped so the path prints safely.
+     */
+    static String segment(String key) {
+        if (PLAIN_KEY.matcher(key).matches()) {
+            return "." + key;
+        }
+        StringBuilder b = new StringBuilder("['");
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c < 0x20 || c == 0x7F || c == '\'' || c == '\\' || Character.isSurrogate(c)) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append("']").toString();
     }
 
     private static <T> void refuse(SimpleModule module, Class<T> type, String problem) {

@@ -84,8 +84,13 @@ public final class Outbox {
     }
 
     /**
-     * Records many events in the transaction of {@code tx}, in multi-row statements, and returns their
-     * ids in order. Every event is checked and encoded before anything is written.
+     * Records many events in the transaction of {@code tx}, in multi-row statements (up to 2,000 rows
+     * each, so 1,000 events are one INSERT), and returns their ids in order. Every event is checked
+     * and encoded before anything is written; one NOTIFY is sent for the whole call.
+     *
+     * @throws IllegalStateException when {@code tx} is not inside a transaction (auto-commit)
+     * @throws EventEncodingException when an event holds a value that cannot be stored; nothing is written
+     * @throws org.jooq.exception.DataAccessException when the database refuses the write (an id given twice, say)
      */
     public List<UUID> recordAll(DSLContext tx, List<?> events) {
         Objects.requireNonNull(tx, "tx");

@@ -16,6 +16,10 @@ import org.jspecify.annotations.Nullable;
  *       confirm. For integration events read by other services.</li>
  * </ul>
  *
+ * <p>Invalid values are refused when the route is built, with an {@code IllegalArgumentException}
+ * naming the field; {@link Routes.Builder#job} and {@link Routes.Builder#publish} (and the routes
+ * file) refuse them with an {@link InvalidRouteException} that names the event type as well.
+ *
  * <p>The number of retries is the length of {@code retryDelaysSeconds}: {@code [60, 120]} gives a
  * first attempt and two retries, {@code []} fails for good after the first error.
  *
@@ -27,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * @param kind job or publish
  * @param jobType the stable name of the route's job (for publish routes, a name for the route)
  * @param queue the queue of a job route; for a publish route, the exchange
- * @param exchange the exchange of a publish route ("" is the default exchange); null for a job route
+ * @param exchange the exchange of a publish route (a named one, non-empty); null for a job route
  * @param routingKey the routing key of a publish route; null for a job route
  * @param retryDelaysSeconds the pause before each retry, positive whole seconds, possibly empty
  * @param deliveryTimeoutSeconds how long a dispatch may go without a result before it counts as lost
@@ -43,6 +47,9 @@ public record Route(RouteKind kind, String jobType, String queue, @Nullable Stri
         if (jobType == null || !Names.isStableName(jobType)) {
             throw new IllegalArgumentException("jobType must match " + Names.STABLE_NAME.pattern() + ", got '" + jobType + "'");
         }
+        if (kind == RouteKind.PUBLISH && exchange != null && exchange.isEmpty()) {
+            throw new IllegalArgumentException("exchange of a publish route must be a named exchange (non-empty), got ''");
+        }
         if (queue == null || queue.isEmpty() || queue.length() > 255) {
             throw new IllegalArgumentException("queue must be a non-empty string of at most 255 characters, got '" + queue + "'");
         }
@@ -55,6 +62,9 @@ public record Route(RouteKind kind, String jobType, String queue, @Nullable Stri
             }
             if (routingKey == null || routingKey.length() > 255) {
                 throw new IllegalArgumentException("routingKey of a publish route must be a string of at most 255 characters");
+            }
+            if (!exchange.equals(queue)) {
+                throw new IllegalArgumentException("queue of a publish route must be its exchange '" + exchange + "', got '" + queue + "'");
             }
         }
         if (retryDelaysSeconds == null) {

@@ -12,10 +12,14 @@ import java.util.Set;
  *
  * <pre>{@code
  * Routes routes = Routes.builder()
- *     .route("order.placed", Route.job("send-confirmation", "emails", List.of(5, 30), 300))
- *     .route("order.placed", Route.publish("order-events", "orders", "order.placed", List.of(5), 60))
+ *     .job("order.placed", "send-confirmation", "emails", List.of(5, 30), 300)
+ *     .publish("order.placed", "order-events", "orders", "order.placed", List.of(5), 60)
  *     .build();
  * }</pre>
+ *
+ * <p>Invalid routes are refused when built: {@link Route}'s own checks name the field, and
+ * {@link Builder#job}, {@link Builder#publish} and the routes file add the event type (and the
+ * file's path) to the message.
  */
 public final class Routes {
 
@@ -59,11 +63,45 @@ public final class Routes {
         return "Routes" + byEventType;
     }
 
-    /** Collects routes per event type; {@link #build()} refuses duplicates. */
+    /**
+     * Collects routes per event type; refuses, naming the event type and the field, an invalid route,
+     * an empty list and a route given twice (same job type and queue).
+     */
     public static final class Builder {
         private final Map<String, List<Route>> routes = new LinkedHashMap<>();
 
         private Builder() {}
+
+        /**
+         * Adds a job route of {@code eventType}, checked here: an invalid field is refused with an
+         * {@link InvalidRouteException} naming the event type and the field.
+         */
+        public Builder job(String eventType, String jobType, String queue, List<Integer> retryDelaysSeconds, int deliveryTimeoutSeconds) {
+            checkEventType(eventType);
+            Route route;
+            try {
+                route = Route.job(jobType, queue, retryDelaysSeconds, deliveryTimeoutSeconds);
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new InvalidRouteException("event type '" + eventType + "': invalid job route: " + e.getMessage(), e);
+            }
+            return route(eventType, List.of(route));
+        }
+
+        /**
+         * Adds a publish route of {@code eventType}, checked here: an invalid field is refused with an
+         * {@link InvalidRouteException} naming the event type and the field.
+         */
+        public Builder publish(String eventType, String name, String exchange, String routingKey, List<Integer> retryDelaysSeconds,
+                int deliveryTimeoutSeconds) {
+            checkEventType(eventType);
+            Route route;
+            try {
+                route = Route.publish(name, exchange, routingKey, retryDelaysSeconds, deliveryTimeoutSeconds);
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new InvalidRouteException("event type '" + eventType + "': invalid publish route: " + e.getMessage(), e);
+            }
+            return route(eventType, List.of(route));
+        }
 
         /** Adds routes of {@code eventType}. */
         public Builder route(String eventType, Route... routes) {
@@ -72,7 +110,7 @@ public final class Routes {
 
         /** Adds routes of {@code eventType}. */
         public Builder route(String eventType, List<Route> routes) {
-            EventTypes.checkName(eventType, "Routes");
+            checkEventType(eventType);
             if (routes.isEmpty()) {
                 throw new InvalidRouteException("event type '" + eventType + "': the list of routes must not be empty");
             }
@@ -80,8 +118,8 @@ public final class Routes {
             for (Route route : routes) {
                 for (Route existing : list) {
                     if (existing.jobType().equals(route.jobType()) && existing.queue().equals(route.queue())) {
-                        throw new InvalidRouteException("event type '" + eventType + "': route (" + route.jobType() + ", " + route.queue()
-                                + ") is given twice");
+                        throw new InvalidRouteException("event type '" + eventType + "': route (jobType " + route.jobType() + ", queue "
+                                + route.queue() + ") is given twice");
                     }
                 }
                 list.add(route);
@@ -93,6 +131,12 @@ public final class Routes {
             Map<String, List<Route>> copy = new LinkedHashMap<>();
             routes.forEach((type, list) -> copy.put(type, List.copyOf(list)));
             return new Routes(copy);
+        }
+
+        private static void checkEventType(String eventType) {
+            if (eventType == null || !Names.isStableName(eventType)) {
+                throw new InvalidRouteException("event type '" + eventType + "': an event type must match " + Names.STABLE_NAME.pattern());
+            }
         }
     }
 }

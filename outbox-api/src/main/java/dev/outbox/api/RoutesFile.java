@@ -1,6 +1,7 @@
 package dev.outbox.api;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,6 +16,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The routes file read by {@link Routes#fromFile(Path)}: YAML ({@code .yaml}, {@code .yml}) or JSON
@@ -36,7 +39,10 @@ import java.util.Set;
  *
  * Instead of {@code retryDelaysSeconds}, a route may give
  * {@code retry: {exponential: {initialSeconds: 5, factor: 3, capSeconds: 3600, retries: 6}}}.
- * Every error names the file and the path (and the line, for syntax errors).
+ * Every error names the file and the path, e.g.
+ * {@code routes.yaml: $.routes['order.placed'][1].retryDelaysSeconds[0]: must be a positive whole number of seconds,
+ * got 0 (event type 'order.placed')}, or the line and column of a syntax error. A key given twice
+ * and an unknown field are errors.
  */
 public final class RoutesFile {
 
@@ -50,13 +56,18 @@ public final class RoutesFile {
     static Routes read(Path file) {
         String name = file.getFileName() == null ? file.toString() : file.getFileName().toString().toLowerCase(Locale.ROOT);
         ObjectMapper mapper;
+        String format;
         if (name.endsWith(".yaml") || name.endsWith(".yml")) {
             mapper = new ObjectMapper(new YAMLFactory());
+            format = "YAML";
         } else if (name.endsWith(".json")) {
             mapper = new ObjectMapper();
+            format = "JSON";
         } else {
             throw new InvalidRouteException(file + ": a routes file ends in .yaml, .yml or .json");
         }
+        // a key given twice (an event type, a field) is an error, not a silent overwrite
+        mapper.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
         String text;
         try {
             text = Files.readString(file);
@@ -70,9 +81,8 @@ public final class RoutesFile {
             root = mapper.readTree(text);
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
-            String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-            throw new InvalidRouteException(file + where + ": not valid " + (mapper.getFactory() instanceof YAMLFactory ? "YAML" : "JSON")
-                    + " (" + e.getOriginalMessage() + ")", e);
+            String where = at == null || at.getLineNr() < 1 ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+            throw new InvalidRouteException(file + where + ": not valid " + format + " (" + e.getOriginalMessage() + ")", e);
         }
         return parse(file.toString(), root);
     }
@@ -80,126 +90,159 @@ public final class RoutesFile {
     /** Reads routes from a parsed tree; {@code source} names it in errors. */
     static Routes parse(String source, JsonNode root) {
         if (root == null || !root.isObject()) {
-            throw new InvalidRouteException(source + ": the top level must be a mapping with the key 'routes'");
+            throw new InvalidRouteException(source + ": $: the top level must be a mapping with the key 'routes'");
         }
-        unknownFields(source, "$", root, Set.of("routes"));
+        unknownFields(new At(source, "$", null), root, Set.of("routes"));
         JsonNode routes = root.get("routes");
         if (routes == null || !routes.isObject()) {
-            throw new InvalidRouteException(source + ": $.routes must be a mapping from event type to a list of routes");
+            throw new InvalidRouteException(source + ": $.routes: must be a mapping from event type to a list of routes");
         }
         Routes.Builder builder = Routes.builder();
         Iterator<Map.Entry<String, JsonNode>> types = routes.fields();
         while (types.hasNext()) {
             Map.Entry<String, JsonNode> type = types.next();
             String eventType = type.getKey();
-            String typePath = "$.routes['" + eventType + "']";
+            At at = new At(source, "$.routes['" + eventType + "']", eventType);
             if (!Names.isStableName(eventType)) {
-                throw new InvalidRouteException(source + ": " + typePath + ": event type must match " + Names.STABLE_NAME.pattern());
+                throw at.error("an event type must match " + Names.STABLE_NAME.pattern());
             }
             JsonNode list = type.getValue();
             if (!list.isArray() || list.isEmpty()) {
-                throw new InvalidRouteException(source + ": " + typePath + ": event type '" + eventType + "' needs a non-empty list of routes");
+                throw at.error("needs a non-empty list of routes");
             }
             List<Route> parsed = new ArrayList<>();
             for (int i = 0; i < list.size(); i++) {
-                parsed.add(route(source, typePath + "[" + i + "]", eventType, list.get(i)));
+                parsed.add(route(at.index(i), list.get(i)));
             }
             try {
                 builder.route(eventType, parsed);
             } catch (InvalidRouteException e) {
-                throw new InvalidRouteException(source + ": " + typePath + ": " + e.getMessage(), e);
+                throw new InvalidRouteException(source + ": " + at.path + ": " + e.getMessage(), e);
             }
         }
         return builder.build();
     }
 
-    private static Route route(String source, String path, String eventType, JsonNode node) {
-        String prefix = source + ": " + path + " (event type '" + eventType + "')";
+    private static Route route(At at, JsonNode node) {
         if (!node.isObject()) {
-            throw new InvalidRouteException(prefix + ": a route is a mapping");
+            throw at.error("a route is a mapping");
         }
         boolean job = node.has("job");
         boolean publish = node.has("publish");
         if (job == publish) {
-            throw new InvalidRouteException(prefix + ": a route has exactly one of 'job' (a job route) or 'publish' (a publish route)");
+            throw at.error("a route has exactly one of 'job' (a job route) or 'publish' (a publish route)");
         }
-        unknownFields(prefix, "", node, job ? JOB_FIELDS : PUBLISH_FIELDS);
-        List<Integer> delays = delays(prefix, node);
-        int timeout = integer(prefix, node, "deliveryTimeoutSeconds");
+        unknownFields(at, node, job ? JOB_FIELDS : PUBLISH_FIELDS);
+        String name = job ? text(at, node, "job") : text(at, node, "publish");
+        if (!Names.isStableName(name)) {
+            throw at.field(job ? "job" : "publish").error("must match " + Names.STABLE_NAME.pattern() + ", got '" + name + "'");
+        }
+        String destination = job ? text(at, node, "queue") : text(at, node, "exchange");
+        if (destination.isEmpty() || destination.length() > 255) {
+            throw at.field(job ? "queue" : "exchange").error("must be a non-empty string of at most 255 characters");
+        }
+        String routingKey = job ? null : text(at, node, "routingKey");
+        List<Integer> delays = delays(at, node);
+        int timeout = integer(at, node, "deliveryTimeoutSeconds");
+        if (timeout <= 0) {
+            throw at.field("deliveryTimeoutSeconds").error("must be a positive whole number of seconds, got " + timeout);
+        }
         try {
-            if (job) {
-                return Route.job(text(prefix, node, "job"), text(prefix, node, "queue"), delays, timeout);
-            }
-            return Route.publish(text(prefix, node, "publish"), text(prefix, node, "exchange"), text(prefix, node, "routingKey"), delays,
-                    timeout);
+            return job ? Route.job(name, destination, delays, timeout) : Route.publish(name, destination, routingKey, delays, timeout);
         } catch (IllegalArgumentException e) {
-            throw new InvalidRouteException(prefix + ": " + e.getMessage(), e);
+            throw at.error(e.getMessage());
         }
     }
 
-    private static List<Integer> delays(String prefix, JsonNode node) {
+    private static List<Integer> delays(At at, JsonNode node) {
         JsonNode list = node.get("retryDelaysSeconds");
         JsonNode retry = node.get("retry");
         if ((list == null) == (retry == null)) {
-            throw new InvalidRouteException(prefix + ": give exactly one of 'retryDelaysSeconds' (a list, possibly empty) or 'retry'");
+            throw at.error("give exactly one of 'retryDelaysSeconds' (a list, possibly empty) or 'retry'");
         }
         if (list != null) {
+            At listAt = at.field("retryDelaysSeconds");
             if (!list.isArray()) {
-                throw new InvalidRouteException(prefix + ".retryDelaysSeconds: must be a list of positive whole seconds");
+                throw listAt.error("must be a list of positive whole seconds");
+            }
+            if (list.size() > Route.MAX_RETRIES) {
+                throw listAt.error("has " + list.size() + " entries, at most " + Route.MAX_RETRIES);
             }
             List<Integer> delays = new ArrayList<>();
             for (int i = 0; i < list.size(); i++) {
                 JsonNode d = list.get(i);
                 if (!d.isIntegralNumber() || !d.canConvertToInt() || d.intValue() <= 0) {
-                    throw new InvalidRouteException(prefix + ".retryDelaysSeconds[" + i + "]: must be a positive whole number of seconds, got "
-                            + d);
+                    throw listAt.index(i).error("must be a positive whole number of seconds, got " + d);
                 }
                 delays.add(d.intValue());
             }
             return delays;
         }
-        unknownFields(prefix + ".retry", "", retry, Set.of("exponential"));
-        JsonNode exp = retry.get("exponential");
-        if (exp == null || !exp.isObject()) {
-            throw new InvalidRouteException(prefix + ".retry: must be {exponential: {initialSeconds, factor, capSeconds, retries}}");
+        At retryAt = at.field("retry");
+        if (!retry.isObject()) {
+            throw retryAt.error("must be {exponential: {initialSeconds, factor, capSeconds, retries}}");
         }
-        String expPrefix = prefix + ".retry.exponential";
-        unknownFields(expPrefix, "", exp, EXPONENTIAL_FIELDS);
+        unknownFields(retryAt, retry, Set.of("exponential"));
+        JsonNode exp = retry.get("exponential");
+        At expAt = retryAt.field("exponential");
+        if (exp == null || !exp.isObject()) {
+            throw expAt.error("must be a mapping {initialSeconds, factor, capSeconds, retries}");
+        }
+        unknownFields(expAt, exp, EXPONENTIAL_FIELDS);
         JsonNode factor = exp.get("factor");
         if (factor == null || !factor.isNumber()) {
-            throw new InvalidRouteException(expPrefix + ".factor: must be a number >= 1");
+            throw expAt.field("factor").error("must be a number >= 1");
         }
+        int initial = integer(expAt, exp, "initialSeconds");
+        int cap = integer(expAt, exp, "capSeconds");
+        int retries = integer(expAt, exp, "retries");
         try {
-            return RetrySchedule.exponential(integer(expPrefix, exp, "initialSeconds"), factor.doubleValue(),
-                    integer(expPrefix, exp, "capSeconds"), integer(expPrefix, exp, "retries"));
+            return RetrySchedule.exponential(initial, factor.doubleValue(), cap, retries);
         } catch (IllegalArgumentException e) {
-            throw new InvalidRouteException(expPrefix + ": " + e.getMessage(), e);
+            throw expAt.error(e.getMessage());
         }
     }
 
-    private static String text(String prefix, JsonNode node, String field) {
+    private static String text(At at, JsonNode node, String field) {
         JsonNode value = node.get(field);
         if (value == null || !value.isTextual()) {
-            throw new InvalidRouteException(prefix + "." + field + ": must be a string");
+            throw at.field(field).error("must be a string, got " + (value == null ? "nothing" : value.getNodeType()));
         }
         return value.textValue();
     }
 
-    private static int integer(String prefix, JsonNode node, String field) {
+    private static int integer(At at, JsonNode node, String field) {
         JsonNode value = node.get(field);
         if (value == null || !value.isIntegralNumber() || !value.canConvertToInt()) {
-            throw new InvalidRouteException(prefix + "." + field + ": must be a whole number, got " + (value == null ? "nothing" : value));
+            throw at.field(field).error("must be a whole number, got " + (value == null ? "nothing" : value));
         }
         return value.intValue();
     }
 
-    private static void unknownFields(String prefix, String path, JsonNode node, Set<String> allowed) {
+    private static void unknownFields(At at, JsonNode node, Set<String> allowed) {
         Iterator<String> names = node.fieldNames();
         while (names.hasNext()) {
             String field = names.next();
             if (!allowed.contains(field)) {
-                throw new InvalidRouteException(prefix + path + ": unknown field '" + field + "' (allowed: " + new java.util.TreeSet<>(allowed) + ")");
+                throw at.error("unknown field '" + field + "' (allowed: " + new TreeSet<>(allowed) + ")");
             }
+        }
+    }
+
+    /** A place in the file: its JSON path and the event type it belongs to, for messages. */
+    private record At(String source, String path, @Nullable String eventType) {
+
+        At field(String name) {
+            return new At(source, path + "." + name, eventType);
+        }
+
+        At index(int i) {
+            return new At(source, path + "[" + i + "]", eventType);
+        }
+
+        InvalidRouteException error(String problem) {
+            return new InvalidRouteException(source + ": " + path + ": " + problem
+                    + (eventType == null ? "" : " (event type '" + eventType + "')"));
         }
     }
 }

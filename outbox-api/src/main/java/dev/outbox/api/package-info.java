@@ -15,11 +15,25 @@
  *
  * dsl.transaction(tx -> {
  *     tx.dsl().insertInto(ORDERS).set(ORDERS.ID, 42L).set(ORDERS.TOTAL, total).execute();
- *     UUID eventId = outbox.record(tx.dsl(), new OrderPlaced(42L, total));
+ *     UUID eventId = outbox.record(tx.dsl(), new OrderPlaced(42L, total));   // same transaction
  * });
+ *
+ * // with the domain event's own id, an ordering key and the current trace
+ * outbox.record(tx.dsl(), NewEvent.of(orderPlaced).withId(domainEventId).withOrderingKey("order-42")
+ *     .withTraceparent(traceparent));
+ * // many events in multi-row INSERTs (2,000 rows per statement), one NOTIFY
+ * List<UUID> ids = outbox.recordAll(tx.dsl(), events);
+ *
+ * Routes routes = Routes.builder()
+ *     .job("order.placed", "send-confirmation", "emails", RetrySchedule.exponential(5, 3, 3600, 6), 300)
+ *     .build();                                         // or Routes.fromFile(Path.of("routes.yaml"))
  * }</pre>
  *
- * All exceptions are unchecked ({@link dev.outbox.api.OutboxException} and its subclasses).
+ * <p>{@code record} outside a transaction (a connection in auto-commit mode) throws
+ * {@code IllegalStateException} and writes nothing; an event holding a value that cannot be stored
+ * throws {@link dev.outbox.api.EventEncodingException} before anything is written. All exceptions are
+ * unchecked ({@link dev.outbox.api.OutboxException} and its subclasses, and jOOQ's
+ * {@code DataAccessException} for a write the database refuses).
  */
 @NullMarked
 package dev.outbox.api;

@@ -1,6 +1,7 @@
 package dev.outbox.schema.mapping;
 
 import dev.outbox.flyway.OutboxTables;
+import java.util.ArrayList;
 import org.jooq.conf.MappedSchema;
 import org.jooq.conf.MappedTable;
 import org.jooq.conf.RenderMapping;
@@ -33,8 +34,20 @@ public final class OutboxRenderMapping {
      */
     public static Settings apply(Settings settings, OutboxTables tables) {
         Settings copy = (Settings) settings.clone();
-        RenderMapping mapping = copy.getRenderMapping() == null ? new RenderMapping() : copy.getRenderMapping();
-        mapping.getSchemata().removeIf(s -> GENERATED_SCHEMA.equals(s.getInput()));
+        // a new RenderMapping with new lists: Settings.clone() shares them with the caller's settings,
+        // which must never change (and may be read by other threads at the same time)
+        RenderMapping original = settings.getRenderMapping();
+        RenderMapping mapping = new RenderMapping();
+        if (original != null) {
+            mapping.setDefaultCatalog(original.getDefaultCatalog());
+            mapping.setDefaultSchema(original.getDefaultSchema());
+            mapping.setCatalogs(new ArrayList<>(original.getCatalogs()));
+            for (MappedSchema schema : original.getSchemata()) {
+                if (!GENERATED_SCHEMA.equals(schema.getInput())) {
+                    mapping.getSchemata().add(schema);
+                }
+            }
+        }
         mapping.getSchemata().add(new MappedSchema()
                 .withInput(GENERATED_SCHEMA)
                 .withOutput(tables.schema())

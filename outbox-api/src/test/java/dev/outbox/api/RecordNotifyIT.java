@@ -1,0 +1,140 @@
+package dev.outbox.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outbox.testing.PostgresSchemaExtension;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * The NOTIFY that wakes a relay. Each test listens on a channel of its own: channels are
+ * database-wide, and other test JVMs may record on the default one at the same time.
+ */
+class RecordNotifyIT {
+
+    @RegisterExtension
+    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+
+    @EventType("order.placed")
+    record OrderPlaced(long orderId) {}
+
+    static DSLContext dsl;
+
+    String channel;
+    Connection listener;
+
+    @BeforeAll
+    static void setUp() {
+        dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+    }
+
+    @BeforeEach
+    void listen() throws SQLException {
+        channel = "outbox_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        listener = db.server().connect();
+        try (Statement s = listener.createStatement()) {
+            s.execute("LISTEN " + channel);
+        }
+    }
+
+    @AfterEach
+    void stopListening() throws SQLException {
+        listener.close();
+    }
+
+    private Outbox outbox() {
+        return Outbox.builder().tables(db.tables()).notifyChannel(channel).build();
+    }
+
+    /** Waits (up to 10 s) for at least one notification, then returns every one that has arrived. */
+    private List<PGNotification> awaitNotifications() throws SQLException {
+        PGConnection pg = listener.unwrap(PGConnection.class);
+        List<PGNotification> received = new ArrayList<>();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (received.isEmpty() && System.nanoTime() < deadline) {
+            PGNotification[] batch = pg.getNotifications(500);
+            if (batch != null) {
+                received.addAll(List.of(batch));
+            }
+        }
+        PGNotification[] rest = pg.getNotifications(1);
+        if (rest != null) {
+            received.addAll(List.of(rest));
+        }
+        return received;
+    }
+
+    private static void commitOne(Outbox outbox) {
+        dsl.transaction(tx -> outbox.record(tx.dsl(), new OrderPlaced(1L)));
+    }
+
+    @Test
+    void notifiesTheChannelWhenTheTransactionCommits() throws SQLException {
+        commitOne(outbox());
+
+        List<PGNotification> received = awaitNotifications();
+
+        assertThat(received).hasSize(1);
+        assertThat(received.get(0).getName()).isEqualTo(channel);
+    }
+
+    @Test
+    void sendsNothingWhenTheTransactionRollsBack() throws SQLException {
+        Outbox outbox = outbox();
+        assertThatThrownBy(() -> dsl.transaction(tx -> {
+            outbox.record(tx.dsl(), new OrderPlaced(1L));
+            throw new IllegalStateException("rolled back");
+        })).hasMessage("rolled back");
+        // a committed recording afterwards is the fence: PostgreSQL delivers in commit order, so a
+        // notification of the rolled-back transaction would have arrived before this one
+        commitOne(outbox);
+
+        assertThat(awaitNotifications()).hasSize(1);
+    }
+
+    @Test
+    void sendsOneNotificationForABatch() throws SQLException {
+        Outbox outbox = outbox();
+        dsl.transaction(tx -> outbox.recordAll(tx.dsl(), List.of(new OrderPlaced(1L), new OrderPlaced(2L), new OrderPlaced(3L))));
+
+        assertThat(awaitNotifications()).hasSize(1);
+    }
+
+    @Test
+    void sendsNothingWhenNotificationsAreOff() throws SQLException {
+        Outbox silent = Outbox.builder().tables(db.tables()).noNotify().build();
+        dsl.transaction(tx -> silent.record(tx.dsl(), new OrderPlaced(1L)));
+        commitOne(outbox()); // the fence
+
+        assertThat(awaitNotifications()).hasSize(1);
+        assertThat(silent.notifyChannel()).isEmpty();
+    }
+
+    @Test
+    void usesTheDefaultChannelUnlessToldOtherwise() {
+        assertThat(Outbox.builder().build().notifyChannel()).contains("outbox_events");
+        assertThat(Outbox.DEFAULT_NOTIFY_CHANNEL).isEqualTo("outbox_events");
+    }
+
+    @Test
+    void refusesAChannelThatIsNotAPlainIdentifier() {
+        assertThatThrownBy(() -> Outbox.builder().notifyChannel("Outbox Events")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("notifyChannel");
+        assertThatThrownBy(() -> Outbox.builder().notifyChannel("")).isInstanceOf(IllegalArgumentException.class);
+    }
+}
