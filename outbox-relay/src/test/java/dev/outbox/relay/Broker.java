@@ -42,6 +42,14 @@ public final class Broker implements AutoCloseable {
         return taken;
     }
 
+    /** Empties {@code queue}, declaring it first (durable, classic, as the relay does) when it does not exist. */
+    public void purge(String queue) throws Exception {
+        try (Channel ch = connection.createChannel()) {
+            ch.queueDeclare(queue, true, false, false, null);
+            ch.queuePurge(queue);
+        }
+    }
+
     public long messageCount(String queue) throws Exception {
         return channel.queueDeclarePassive(queue).getMessageCount();
     }

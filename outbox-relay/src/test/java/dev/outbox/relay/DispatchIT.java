@@ -75,8 +75,8 @@ class DispatchIT {
     @org.junit.jupiter.api.AfterEach
     void close() throws Exception {
         relay.close();
-        broker.channel().queuePurge(emails);
-        broker.channel().queuePurge(payments);
+        broker.purge(emails);
+        broker.purge(payments);
     }
 
     @Test
