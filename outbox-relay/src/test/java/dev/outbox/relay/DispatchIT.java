@@ -130,6 +130,24 @@ class DispatchIT {
     }
 
     @Test
+    void onePassRoutesPastFullBatchesOfEventsWithoutRouteAndNamesTheirType() {
+        tables.recordAll(java.util.stream.IntStream.range(0, 5).mapToObj(Events.InvoiceSent::new).toList());
+        UUID later = tables.record(new OrderCancelled(9)).get(0);
+        try (Relay small = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables()).clock(clock).routeBatchSize(2)
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
+                .build()) {
+
+            PassResult result = small.runOnce();
+
+            assertThat(result.routedEvents()).isEqualTo(1);
+            assertThat(result.unroutedEventTypes()).containsExactly("invoice.sent");
+        }
+        assertThat(tables.delivery(later).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+        assertThat(tables.deliveries()).hasSize(1);
+    }
+
+    @Test
     void marksTheOnlyAttemptOfARouteWithoutRetriesAsTheLast() {
         tables.record(new OrderCancelled(4));
 

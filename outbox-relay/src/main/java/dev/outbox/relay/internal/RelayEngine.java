@@ -69,12 +69,20 @@ public final class RelayEngine implements AutoCloseable {
             List<Published> inFlight = List.of();
             boolean moreToRoute = true;
             boolean moreToDispatch = true;
+            UUID after = null;
             while (moreToRoute || moreToDispatch) {
                 if (moreToRoute) {
-                    RelayTransitions.Routed routed = inTransaction(tx -> transitions.route(tx, settings.routeBatchSize()));
+                    UUID from = after;
+                    RelayTransitions.Routed routed = inTransaction(tx -> transitions.route(tx, settings.routeBatchSize(), from));
                     tally.routed += routed.events();
                     tally.created += routed.deliveries();
-                    moreToRoute = routed.events() == settings.routeBatchSize();
+                    for (String type : routed.unroutedTypes()) {
+                        if (tally.unrouted.add(type)) {
+                            log.warn("events of type {} have no route: they stay unrouted until a route for them is configured", type);
+                        }
+                    }
+                    moreToRoute = routed.seen() == settings.routeBatchSize();
+                    after = routed.lastSeen();
                 }
                 if (!queuesDeclared) {
                     publisher.declareQueues(jobQueues);
@@ -89,12 +97,6 @@ public final class RelayEngine implements AutoCloseable {
                 inFlight = next;
             }
             settle(inFlight, tally);
-            // once routing has drained, what is left unrouted is mostly what has no route
-            Set<String> unrouted = inTransaction(transitions::unroutedTypes);
-            for (String type : unrouted) {
-                log.warn("events of type {} have no route: they stay unrouted until a route for them is configured", type);
-            }
-            tally.unrouted.addAll(unrouted);
             while (true) {
                 List<RetryOutcome> timedOut = inTransaction(tx -> transitions.timeOut(tx, settings.timeoutBatchSize()));
                 for (RetryOutcome o : timedOut) {

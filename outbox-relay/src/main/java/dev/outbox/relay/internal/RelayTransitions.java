@@ -29,6 +29,7 @@ import org.jooq.Record;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.jooq.types.DayToSecond;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The relay's edges of the delivery state machine, one guarded statement each: T1 route, T2 claim,
@@ -44,8 +45,6 @@ public final class RelayTransitions {
 
     /** Rows per multi-row INSERT: 14 parameters each keeps well below PostgreSQL's 65,535. */
     static final int ROWS_PER_INSERT = 2_000;
-    /** Event types looked at when naming the unroutable ones of a pass. */
-    static final int UNROUTED_SAMPLE = 1_000;
 
     private static final Field<DayToSecond> ONE_SECOND = DSL.inline(new DayToSecond(0, 0, 0, 1));
     private static final Field<OutboxDeliveryStatus> PENDING = DSL.inline(OutboxDeliveryStatus.pending);
@@ -65,41 +64,67 @@ public final class RelayTransitions {
     private final Routes routes;
     private final DeliveryTransitions shared;
     private final IdGenerator ids = IdGenerator.uuidV7();
-    private final String[] routedTypes;
 
     public RelayTransitions(OutboxTables tables, Routes routes, Clock clock) {
         this.tables = tables;
         this.routes = routes;
         this.shared = new DeliveryTransitions(tables, clock);
-        this.routedTypes = routes.eventTypes().stream().sorted().toArray(String[]::new);
     }
 
-    /** What one routing batch did. */
-    record Routed(int events, int deliveries) {}
+    /**
+     * What one routing batch did.
+     *
+     * @param events events routed
+     * @param deliveries deliveries created
+     * @param seen unrouted events looked at (a full batch means there may be more)
+     * @param lastSeen the id of the last event looked at, where the next batch of the pass starts
+     * @param unroutedTypes the types of events looked at that have no route
+     */
+    record Routed(int events, int deliveries, int seen, @Nullable UUID lastSeen, Set<String> unroutedTypes) {}
 
     /**
-     * T1: locks up to {@code limit} unrouted events of the types that have routes, oldest first,
-     * {@code FOR UPDATE SKIP LOCKED}; inserts one delivery per route (a duplicate is stopped by the
-     * unique key) and sets {@code routed_at}. Events of types without routes are never selected, so
-     * they stay unrouted without holding anything back.
+     * T1: routes up to {@code limit} unrouted events after {@code after} (from the oldest when null).
+     * First reads the next unrouted events in id order without locking (the partial index alone
+     * serves it); then locks those whose type has routes ({@code FOR UPDATE SKIP LOCKED}, by primary
+     * key, rechecking {@code routed_at IS NULL}), inserts one delivery per route (a duplicate is
+     * stopped by the unique key) and sets {@code routed_at}. Events without a route are never locked
+     * or changed: they stay unrouted and hold nothing back.
      */
-    Routed route(DSLContext tx, int limit) {
+    Routed route(DSLContext tx, int limit, @Nullable UUID after) {
         DSLContext ctx = OutboxDsl.mapped(tx, tables);
-        if (routedTypes.length == 0) {
-            return new Routed(0, 0);
-        }
         OffsetDateTime now = shared.now();
-        var events = ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE)
+        var candidates = ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE)
                 .from(OUTBOX_EVENTS)
                 .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                .and(OUTBOX_EVENTS.EVENT_TYPE.eq(DSL.any(routedTypes)))
+                .and(after == null ? DSL.noCondition() : OUTBOX_EVENTS.ID.gt(after))
                 .orderBy(OUTBOX_EVENTS.ID)
                 .limit(limit)
+                .fetch();
+        if (candidates.isEmpty()) {
+            return new Routed(0, 0, 0, after, Set.of());
+        }
+        UUID lastSeen = candidates.get(candidates.size() - 1).value1();
+        Set<String> unrouted = new LinkedHashSet<>();
+        List<UUID> routable = new ArrayList<>(candidates.size());
+        for (var c : candidates) {
+            if (routes.of(c.value2()).isEmpty()) {
+                unrouted.add(c.value2());
+            } else {
+                routable.add(c.value1());
+            }
+        }
+        if (routable.isEmpty()) {
+            return new Routed(0, 0, candidates.size(), lastSeen, unrouted);
+        }
+        var events = ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE)
+                .from(OUTBOX_EVENTS)
+                .where(OUTBOX_EVENTS.ID.eq(DSL.any(routable.toArray(UUID[]::new))))
+                .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
                 .forUpdate()
                 .skipLocked()
                 .fetch();
         if (events.isEmpty()) {
-            return new Routed(0, 0);
+            return new Routed(0, 0, candidates.size(), lastSeen, unrouted);
         }
         List<Object[]> rows = new ArrayList<>();
         UUID[] eventIds = new UUID[events.size()];
@@ -126,7 +151,7 @@ public final class RelayTransitions {
                 .where(OUTBOX_EVENTS.ID.eq(DSL.any(eventIds)))
                 .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
                 .execute();
-        return new Routed(events.size(), created);
+        return new Routed(events.size(), created, candidates.size(), lastSeen, unrouted);
     }
 
     private Object[] deliveryRow(UUID eventId, Route route, OffsetDateTime now) {
@@ -135,22 +160,6 @@ public final class RelayTransitions {
             route.queue(), publish ? route.exchange() : null, publish ? route.routingKey() : null,
             route.retryDelaysSeconds().toArray(Integer[]::new), route.deliveryTimeoutSeconds(), OutboxDeliveryStatus.pending, 0,
             now, now, now};
-    }
-
-    /**
-     * The event types of unrouted events that have no route, looking at the oldest
-     * {@value #UNROUTED_SAMPLE} such events (read-only, no locks).
-     */
-    Set<String> unroutedTypes(DSLContext tx) {
-        DSLContext ctx = OutboxDsl.mapped(tx, tables);
-        var oldest = ctx.select(OUTBOX_EVENTS.EVENT_TYPE)
-                .from(OUTBOX_EVENTS)
-                .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                .and(DSL.not(OUTBOX_EVENTS.EVENT_TYPE.eq(DSL.any(routedTypes))))
-                .orderBy(OUTBOX_EVENTS.ID)
-                .limit(UNROUTED_SAMPLE)
-                .asTable("oldest_unroutable");
-        return new LinkedHashSet<>(ctx.selectDistinct(oldest.field(OUTBOX_EVENTS.EVENT_TYPE)).from(oldest).fetch().getValues(0, String.class));
     }
 
     /**
@@ -171,14 +180,15 @@ public final class RelayTransitions {
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, nowField.plus(ONE_SECOND.times(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS)))
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, nowField)
                 .from(OUTBOX_EVENTS)
-                .where(OUTBOX_DELIVERIES.ID.in(DSL.select(ready.ID)
+                // = ANY(ARRAY(...)): the claimed ids reach the primary key, never a scan of the table
+                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(ready.ID)
                         .from(ready)
                         .where(ready.STATUS.eq(PENDING))
                         .and(ready.AVAILABLE_AT.le(nowField))
                         .orderBy(ready.AVAILABLE_AT)
                         .limit(limit)
                         .forUpdate()
-                        .skipLocked()))
+                        .skipLocked()))))
                 .and(OUTBOX_DELIVERIES.STATUS.eq(PENDING))
                 .and(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
                 .returningResult(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.KIND,
@@ -229,13 +239,13 @@ public final class RelayTransitions {
      */
     List<RetryOutcome> timeOut(DSLContext tx, int limit) {
         OutboxDeliveries overdue = OUTBOX_DELIVERIES.as("overdue");
-        return shared.retryOrFail(tx, OUTBOX_DELIVERIES.ID.in(DSL.select(overdue.ID)
+        return shared.retryOrFail(tx, OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(overdue.ID)
                 .from(overdue)
                 .where(overdue.STATUS.eq(DISPATCHED))
                 .and(overdue.DELIVERY_TIMEOUT_AT.le(DSL.val(shared.now())))
                 .orderBy(overdue.DELIVERY_TIMEOUT_AT)
                 .limit(limit)
                 .forUpdate()
-                .skipLocked()), "timeout");
+                .skipLocked()))), "timeout");
     }
 }
