@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 
 /**
  * The relay: turns recorded events into deliveries and sends them to RabbitMQ.
@@ -86,6 +87,7 @@ public final class Relay implements AutoCloseable {
                 runLoop();
             } catch (RuntimeException e) {
                 failure = e;
+                LoggerFactory.getLogger(Relay.class).error("relay loop ended: {}", e.getMessage());
             }
         }, "outbox-relay");
         thread = t;
