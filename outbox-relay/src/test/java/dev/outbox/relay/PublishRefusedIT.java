@@ -169,4 +169,52 @@ class PublishRefusedIT {
         assertThat(lost.getAvailableAt().toInstant()).isEqualTo(clock.instant().plusSeconds(11));
         assertThat(broker.take(healthy, 1)).hasSize(1);
     }
+
+    @Test
+    void aChannelClosedByTheBrokerFailsWhatWasInFlightAndTheNextBatchGoesOutOnANewChannel() throws Exception {
+        String doomed = rabbit.exchange("doomed");
+        broker.channel().exchangeDeclare(doomed, BuiltinExchangeType.FANOUT, true);
+        try (Relay r = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
+                .clock(clock)
+                .routes(Routes.builder()
+                        .route("invoice.sent", Route.publish("invoices", doomed, "", List.of(3), 60))
+                        .route("order.cancelled", Route.job("refund", healthy, List.of(), 120))
+                        .build())
+                .build()) {
+            tables.record(new InvoiceSent(1));
+            r.runOnce(); // the exchange is checked and found
+            broker.channel().exchangeDelete(doomed); // deleted while the relay trusts it: the publish closes the channel (404)
+            UUID lost = tables.record(new InvoiceSent(2)).get(0);
+
+            PassResult refused = r.runOnce();
+            UUID later = tables.record(new OrderCancelled(3)).get(0);
+            PassResult next = r.runOnce();
+
+            assertThat(refused.publishFailed()).isEqualTo(1);
+            OutboxDeliveriesRecord d = tables.delivery(lost);
+            assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
+            assertThat(d.getAvailableAt().toInstant()).isEqualTo(clock.instant().plusSeconds(3));
+            assertThat(next.confirmed()).isEqualTo(1);
+            assertThat(tables.delivery(later).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+            assertThat(broker.take(healthy, 1)).hasSize(1);
+        }
+    }
+
+    @Test
+    void aBrokerThatCannotBeReachedStopsThePassBeforeAnythingIsClaimed() {
+        com.rabbitmq.client.ConnectionFactory nowhere = rabbit.connectionFactory();
+        nowhere.setPort(1);
+        UUID event = tables.record(new OrderCancelled(1)).get(0);
+        try (Relay r = Relay.builder().dataSource(db.dataSource()).connectionFactory(nowhere).tables(db.tables()).clock(clock)
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", healthy, List.of(), 120)).build())
+                .build()) {
+
+            org.assertj.core.api.Assertions.assertThatThrownBy(r::runOnce)
+                    .isInstanceOf(BrokerUnavailableException.class)
+                    .hasMessageStartingWith("broker unreachable (");
+        }
+        OutboxDeliveriesRecord d = tables.delivery(event);
+        assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
+        assertThat(d.getAttempts()).isZero();
+    }
 }
