@@ -79,8 +79,4 @@ final class Published {
             return PUBLISH_ERROR;
         }
     }
-
-    boolean isSettled() {
-        return result.isDone();
-    }
 }

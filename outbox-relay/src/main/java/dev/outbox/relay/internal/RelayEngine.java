@@ -130,18 +130,20 @@ public final class RelayEngine implements AutoCloseable {
                 settings.pollOnly() ? "polling only" : "LISTEN on " + settings.notifyChannel());
         try {
             while (!stopped.getAsBoolean()) {
-                PassResult result;
                 try {
-                    result = pass();
-                } catch (BrokerUnavailableException e) {
-                    log.error("{}; trying again in {} s", e.getMessage(), settings.sleep().toSeconds());
-                    result = null;
-                }
-                if (result != null && !result.idle()) {
-                    continue;
-                }
-                try {
+                    if (!pass().idle()) {
+                        continue;
+                    }
                     wakeups.await(settings.sleep(), stopped);
+                } catch (BrokerUnavailableException e) {
+                    // not a notification: the broker gets the whole sleep to come back
+                    log.error("{}; trying again in {} s", e.getMessage(), settings.sleep().toSeconds());
+                    try {
+                        Wakeups.pause(settings.sleep(), stopped);
+                    } catch (InterruptedException interrupted) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     break;
@@ -184,9 +186,15 @@ public final class RelayEngine implements AutoCloseable {
                 if (Published.RETURNED.equals(failure) && d.kind() == RouteKind.JOB) {
                     publisher.forgetQueue(d.queue());
                 }
-                try (MDC.MDCCloseable e = MDC.putCloseable(DeliveryLog.MDC_EVENT_ID, d.eventId().toString());
-                        MDC.MDCCloseable del = MDC.putCloseable(DeliveryLog.MDC_DELIVERY_ID, d.deliveryId().toString())) {
-                    log.debug("dispatch {} of delivery {} was not accepted by the broker ({})", d.dispatchId(), d.deliveryId(), failure);
+                if (log.isDebugEnabled()) {
+                    MDC.put(DeliveryLog.MDC_EVENT_ID, d.eventId().toString());
+                    MDC.put(DeliveryLog.MDC_DELIVERY_ID, d.deliveryId().toString());
+                    try {
+                        log.debug("dispatch {} of delivery {} was not accepted by the broker ({})", d.dispatchId(), d.deliveryId(), failure);
+                    } finally {
+                        MDC.remove(DeliveryLog.MDC_EVENT_ID);
+                        MDC.remove(DeliveryLog.MDC_DELIVERY_ID);
+                    }
                 }
             }
         }

@@ -96,6 +96,18 @@ final class Wakeups implements AutoCloseable {
         return false;
     }
 
+    /** Sleeps up to {@code max}, in slices, until {@code stopped} turns true; notifications do not end it. */
+    static void pause(Duration max, BooleanSupplier stopped) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!stopped.getAsBoolean()) {
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                return;
+            }
+            Thread.sleep(Math.min(left, SLICE_MILLIS));
+        }
+    }
+
     @Override
     public void close() {
         closeQuietly(connection);
