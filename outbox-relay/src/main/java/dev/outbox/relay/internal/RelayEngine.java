@@ -88,7 +88,12 @@ public final class RelayEngine implements AutoCloseable {
                     publisher.declareQueues(jobQueues);
                     queuesDeclared = true;
                 }
-                publisher.ensureOpen(); // never claim what cannot be sent
+                try {
+                    publisher.ensureOpen(); // never claim what cannot be sent
+                } catch (BrokerUnavailableException e) {
+                    settle(inFlight, tally); // what was in flight on the lost connection goes back to retry now
+                    throw e;
+                }
                 List<Dispatch> claimed = inTransaction(tx -> transitions.claim(tx, settings.dispatchBatchSize()));
                 tally.dispatched += claimed.size();
                 moreToDispatch = claimed.size() == settings.dispatchBatchSize();
