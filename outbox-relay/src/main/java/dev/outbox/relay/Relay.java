@@ -1,0 +1,306 @@
+package dev.outbox.relay;
+
+import com.rabbitmq.client.ConnectionFactory;
+import dev.outbox.api.Outbox;
+import dev.outbox.api.Routes;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.internal.RelayEngine;
+import dev.outbox.relay.internal.RelaySettings;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The relay: turns recorded events into deliveries and sends them to RabbitMQ.
+ *
+ * <p>A pass routes unrouted events (T1: one delivery per route, in batches, {@code FOR UPDATE SKIP
+ * LOCKED}), claims ready pending deliveries in one short statement and commits (T2), and only then
+ * publishes them with publisher confirms, many in flight, {@code mandatory} set. A nack, a return,
+ * a confirm timeout or a lost connection sends that delivery alone through retry-or-fail (T3,
+ * {@code publish_failed}); a publish route's delivery is completed on the broker's confirm. Last, the
+ * pass sends dispatched deliveries past their timeout through retry-or-fail (T4, {@code timeout}).
+ * Several relays may run at once over the same tables.
+ *
+ * <pre>{@code
+ * try (Relay relay = Relay.builder()
+ *         .dataSource(dataSource)
+ *         .amqpUri("amqp://guest:guest@localhost:5672/%2F")
+ *         .routes(Routes.fromFile(Path.of("routes.yaml")))
+ *         .build()) {
+ *     relay.start();          // passes in a background thread until close()
+ *     ...
+ * }
+ * // or one pass: relay.runOnce()
+ * }</pre>
+ */
+public final class Relay implements AutoCloseable {
+
+    private final RelaySettings settings;
+    private final RelayEngine engine;
+    private volatile boolean stopping;
+    private @Nullable Thread thread;
+    private volatile @Nullable RuntimeException failure;
+
+    private Relay(RelaySettings settings) {
+        this.settings = settings;
+        this.engine = new RelayEngine(settings);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Runs one pass in the calling thread.
+     *
+     * @throws RelayException when the database fails
+     * @throws BrokerUnavailableException when the broker cannot be reached
+     */
+    public synchronized PassResult runOnce() {
+        return engine.pass();
+    }
+
+    /**
+     * Runs passes in the calling thread until {@link #stop()} (or {@link #close()}): after a pass
+     * that found nothing to do, waits for a notification of new events or the sleep. The current pass
+     * finishes before this returns.
+     *
+     * @throws RelayException when the database fails
+     */
+    public synchronized void runLoop() {
+        engine.loop(() -> stopping || Thread.currentThread().isInterrupted());
+    }
+
+    /** Runs {@link #runLoop()} in a background thread; {@link #failure()} tells why it ended early. */
+    public synchronized Relay start() {
+        if (thread != null) {
+            throw new IllegalStateException("the relay is already started");
+        }
+        Thread t = new Thread(() -> {
+            try {
+                runLoop();
+            } catch (RuntimeException e) {
+                failure = e;
+                LoggerFactory.getLogger(Relay.class).error("relay loop ended: {}", e.getMessage());
+            }
+        }, "outbox-relay");
+        thread = t;
+        t.start();
+        return this;
+    }
+
+    /** Asks the loop to stop after the current pass; returns at once. */
+    public void stop() {
+        stopping = true;
+    }
+
+    /** Why the background loop ended on its own, if it did. */
+    public Optional<RuntimeException> failure() {
+        return Optional.ofNullable(failure);
+    }
+
+    /** The settings this relay was built with: its tables. */
+    public OutboxTables tables() {
+        return settings.tables();
+    }
+
+    /** Stops the loop, waits for the current pass to finish, and closes the broker and LISTEN connections. */
+    @Override
+    public void close() {
+        stop();
+        Thread t = thread;
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (this) {
+            engine.close();
+        }
+    }
+
+    /** Settings of a {@link Relay}; {@link #build()} checks them and names the bad one. */
+    public static final class Builder {
+        private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+        private @Nullable DataSource dataSource;
+        private @Nullable ConnectionFactory connectionFactory;
+        private @Nullable String amqpUri;
+        private @Nullable Routes routes;
+        private OutboxTables tables = OutboxTables.defaults();
+        private Clock clock = Clock.systemUTC();
+        private int routeBatchSize = 500;
+        private int dispatchBatchSize = 500;
+        private int timeoutBatchSize = 500;
+        private int maxInFlight = 2_000;
+        private Duration confirmTimeout = Duration.ofSeconds(30);
+        private QueueType queueType = QueueType.CLASSIC;
+        private String notifyChannel = Outbox.DEFAULT_NOTIFY_CHANNEL;
+        private boolean pollOnly;
+        private Duration sleep = Duration.ofSeconds(1);
+        private @Nullable ListenConnection listenConnection;
+
+        private Builder() {}
+
+        /** The database of the outbox tables. Required. */
+        public Builder dataSource(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            return this;
+        }
+
+        /** The broker, as a connection factory (copied; the relay reconnects by itself). Required unless {@link #amqpUri}. */
+        public Builder connectionFactory(ConnectionFactory connectionFactory) {
+            this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
+            return this;
+        }
+
+        /** The broker, as an {@code amqp://} or {@code amqps://} URI. Required unless {@link #connectionFactory}. */
+        public Builder amqpUri(String amqpUri) {
+            this.amqpUri = Objects.requireNonNull(amqpUri, "amqpUri");
+            return this;
+        }
+
+        /** The routes of each event type. Required. */
+        public Builder routes(Routes routes) {
+            this.routes = Objects.requireNonNull(routes, "routes");
+            return this;
+        }
+
+        /** The schema and table names chosen at migration time. Default {@link OutboxTables#defaults()}. */
+        public Builder tables(OutboxTables tables) {
+            this.tables = Objects.requireNonNull(tables, "tables");
+            return this;
+        }
+
+        /** The clock of every timestamp the relay writes and compares. Default the system clock. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Events routed per transaction (1..10,000). Default 500. */
+        public Builder routeBatchSize(int routeBatchSize) {
+            this.routeBatchSize = routeBatchSize;
+            return this;
+        }
+
+        /** Deliveries claimed per statement (1..10,000). Default 500. */
+        public Builder dispatchBatchSize(int dispatchBatchSize) {
+            this.dispatchBatchSize = dispatchBatchSize;
+            return this;
+        }
+
+        /** Overdue deliveries swept per statement (1..10,000). Default 500. */
+        public Builder timeoutBatchSize(int timeoutBatchSize) {
+            this.timeoutBatchSize = timeoutBatchSize;
+            return this;
+        }
+
+        /** Messages published and not yet confirmed, at most (1..100,000). Default 2,000. */
+        public Builder maxInFlight(int maxInFlight) {
+            this.maxInFlight = maxInFlight;
+            return this;
+        }
+
+        /** How long a publish may wait for its confirm before it counts as failed (T3). Default 30 s. */
+        public Builder confirmTimeout(Duration confirmTimeout) {
+            this.confirmTimeout = Objects.requireNonNull(confirmTimeout, "confirmTimeout");
+            return this;
+        }
+
+        /** The type of the queues declared for job routes. Default {@link QueueType#CLASSIC}. */
+        public Builder queueType(QueueType queueType) {
+            this.queueType = Objects.requireNonNull(queueType, "queueType");
+            return this;
+        }
+
+        /** The channel a looping relay LISTENs on. Default {@value Outbox#DEFAULT_NOTIFY_CHANNEL}. */
+        public Builder notifyChannel(String notifyChannel) {
+            this.notifyChannel = Objects.requireNonNull(notifyChannel, "notifyChannel");
+            return this;
+        }
+
+        /** Only poll, never LISTEN (for connection poolers in transaction mode). Default false. */
+        public Builder pollOnly(boolean pollOnly) {
+            this.pollOnly = pollOnly;
+            return this;
+        }
+
+        /** The pause after a pass that found nothing to do: whole seconds, 1..3600. Default 1 s. */
+        public Builder sleep(Duration sleep) {
+            this.sleep = Objects.requireNonNull(sleep, "sleep");
+            return this;
+        }
+
+        /**
+         * Opens the connection a looping relay holds to LISTEN. Default: a connection from
+         * {@link #dataSource}, held for as long as the loop runs.
+         */
+        public Builder listenConnection(ListenConnection listenConnection) {
+            this.listenConnection = Objects.requireNonNull(listenConnection, "listenConnection");
+            return this;
+        }
+
+        public Relay build() {
+            if (dataSource == null) {
+                throw new IllegalArgumentException("Relay.dataSource is required");
+            }
+            if (routes == null) {
+                throw new IllegalArgumentException("Relay.routes is required");
+            }
+            if (connectionFactory != null && amqpUri != null) {
+                throw new IllegalArgumentException("Relay: give connectionFactory or amqpUri, not both");
+            }
+            ConnectionFactory amqp = connectionFactory;
+            if (amqp == null) {
+                if (amqpUri == null) {
+                    throw new IllegalArgumentException("Relay.amqpUri (or connectionFactory) is required");
+                }
+                amqp = new ConnectionFactory();
+                try {
+                    amqp.setUri(URI.create(amqpUri));
+                } catch (Exception e) {
+                    throw new IllegalArgumentException("Relay.amqpUri must be an amqp:// or amqps:// URI (" + e.getClass().getSimpleName() + ")");
+                }
+            }
+            range("routeBatchSize", routeBatchSize, 10_000);
+            range("dispatchBatchSize", dispatchBatchSize, 10_000);
+            range("timeoutBatchSize", timeoutBatchSize, 10_000);
+            range("maxInFlight", maxInFlight, 100_000);
+            if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
+                throw new IllegalArgumentException("Relay.confirmTimeout must be positive, got " + confirmTimeout);
+            }
+            if (sleep.toNanos() % 1_000_000_000L != 0 || sleep.getSeconds() < 1 || sleep.getSeconds() > 3600) {
+                throw new IllegalArgumentException("Relay.sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
+            }
+            if (!CHANNEL.matcher(notifyChannel).matches()) {
+                throw new IllegalArgumentException("Relay.notifyChannel must be a lower-case identifier [a-z_][a-z0-9_]{0,62}, got '"
+                        + notifyChannel + "'");
+            }
+            DataSource ds = dataSource;
+            ListenConnection listen = listenConnection != null ? listenConnection : () -> {
+                try {
+                    return ds.getConnection();
+                } catch (java.sql.SQLException e) {
+                    throw new RelayException("cannot open the LISTEN connection (" + e.getClass().getSimpleName() + ")", e);
+                }
+            };
+            return new Relay(new RelaySettings(ds, amqp, routes, tables, clock, routeBatchSize, dispatchBatchSize, timeoutBatchSize,
+                    maxInFlight, confirmTimeout, queueType, notifyChannel, pollOnly, sleep, listen));
+        }
+
+        private static void range(String field, int value, int max) {
+            if (value < 1 || value > max) {
+                throw new IllegalArgumentException("Relay." + field + " must be from 1 to " + max + ", got " + value);
+            }
+        }
+    }
+}

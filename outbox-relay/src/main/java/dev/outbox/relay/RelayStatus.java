@@ -1,0 +1,95 @@
+package dev.outbox.relay;
+
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.internal.StatusQueries;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The current state of an outbox, read without changing anything: deliveries per queue and status,
+ * the age of the oldest ready pending delivery, unrouted events and failures by reason. Holds no
+ * payloads and no ids.
+ *
+ * <pre>{@code
+ * System.out.print(RelayStatus.read(dataSource, OutboxTables.defaults(), Clock.systemUTC()).toTable());
+ * }</pre>
+ *
+ * @param at when it was read
+ * @param queues one row per queue, by name
+ * @param unroutedEvents events not routed yet (no route, or not reached yet)
+ * @param failuresByReason failed deliveries per failure reason, by reason
+ */
+public record RelayStatus(Instant at, List<Queue> queues, long unroutedEvents, Map<String, Long> failuresByReason) {
+
+    public RelayStatus {
+        queues = List.copyOf(queues);
+        failuresByReason = Map.copyOf(new TreeMap<>(failuresByReason));
+    }
+
+    /**
+     * Deliveries of one queue (for publish routes, the exchange) by status.
+     *
+     * @param readyPending pending deliveries whose {@code available_at} has come
+     * @param oldestReady how long the oldest ready pending delivery has been waiting, null when none
+     */
+    public record Queue(String name, long pending, long readyPending, long dispatched, long completed, long failed,
+            @Nullable Duration oldestReady) {}
+
+    /** Reads the state of the outbox in {@code tables}. */
+    public static RelayStatus read(DataSource dataSource, OutboxTables tables, Clock clock) {
+        return StatusQueries.read(dataSource, tables, clock);
+    }
+
+    /** The oldest ready pending delivery's wait over all queues, when there is one. */
+    public Optional<Duration> oldestReady() {
+        return queues.stream().map(Queue::oldestReady).filter(d -> d != null).max(Duration::compareTo);
+    }
+
+    /** Plain-text tables for a terminal; empty tables print zeros. */
+    public String toTable() {
+        StringBuilder out = new StringBuilder();
+        out.append("outbox status at ").append(at).append('\n').append('\n');
+        int width = Math.max(5, queues.stream().mapToInt(q -> q.name().length()).max().orElse(0));
+        String format = "%-" + width + "s %10s %10s %12s %10s %10s %10s%n";
+        out.append(String.format(format, "queue", "pending", "ready", "oldest ready", "dispatched", "completed", "failed"));
+        long pending = 0;
+        long ready = 0;
+        long dispatched = 0;
+        long completed = 0;
+        long failed = 0;
+        for (Queue q : queues) {
+            out.append(String.format(format, q.name(), q.pending(), q.readyPending(), age(q.oldestReady()), q.dispatched(), q.completed(),
+                    q.failed()));
+            pending += q.pending();
+            ready += q.readyPending();
+            dispatched += q.dispatched();
+            completed += q.completed();
+            failed += q.failed();
+        }
+        out.append(String.format(format, "total", pending, ready, age(oldestReady().orElse(null)), dispatched, completed, failed));
+        out.append('\n');
+        out.append("unrouted events: ").append(unroutedEvents).append('\n');
+        out.append('\n');
+        int reasonWidth = Math.max(14, failuresByReason.keySet().stream().mapToInt(String::length).max().orElse(0));
+        String reasonFormat = "%-" + reasonWidth + "s %10s%n";
+        out.append(String.format(reasonFormat, "failure reason", "failed"));
+        long total = 0;
+        for (Map.Entry<String, Long> e : new TreeMap<>(failuresByReason).entrySet()) {
+            out.append(String.format(reasonFormat, e.getKey(), e.getValue()));
+            total += e.getValue();
+        }
+        out.append(String.format(reasonFormat, "total", total));
+        return out.toString();
+    }
+
+    private static String age(@Nullable Duration d) {
+        return d == null ? "0s" : Math.max(0, d.toSeconds()) + "s";
+    }
+}

@@ -1,0 +1,285 @@
+package dev.outbox.relay.cli;
+
+import com.rabbitmq.client.ConnectionFactory;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.api.Routes;
+import dev.outbox.flyway.OutboxMigrations;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.PassResult;
+import dev.outbox.relay.QueueType;
+import dev.outbox.relay.Relay;
+import dev.outbox.relay.RelayException;
+import dev.outbox.relay.RelayStatus;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * The relay service: {@code java -jar outbox-relay.jar relay|status|migrate}. Settings come from
+ * {@code OUTBOX_*} environment variables and an optional properties file ({@code --config}); the
+ * environment wins over the file. Exit codes: 0 done, 1 a fatal database or broker error, 2 a usage
+ * or configuration error; every failure is one line on stderr.
+ */
+@Command(name = "outbox-relay", mixinStandardHelpOptions = true, version = "outbox-relay 0.1.0",
+        description = "Routes outbox events into deliveries and publishes them to RabbitMQ.",
+        subcommands = {RelayCommand.RelayRun.class, RelayCommand.StatusRun.class, RelayCommand.MigrateRun.class,
+            CommandLine.HelpCommand.class})
+public final class RelayCommand implements Callable<Integer> {
+
+    static final int FATAL = 1;
+    static final int USAGE = 2;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "A properties file with OUTBOX_* settings; environment variables win over it.")
+    @Nullable Path config;
+
+    private final Map<String, String> env;
+
+    RelayCommand(Map<String, String> env) {
+        this.env = env;
+    }
+
+    public static void main(String[] args) {
+        configureLogging();
+        System.exit(run(args, System.getenv(), new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line and returns the exit code. */
+    static int run(String[] args, Map<String, String> env, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new RelayCommand(env));
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            if (e instanceof ConfigException) {
+                err.println("outbox-relay: " + e.getMessage());
+                return USAGE;
+            }
+            if (e instanceof RelayException) {
+                err.println("outbox-relay: " + e.getMessage());
+                return FATAL;
+            }
+            err.println("outbox-relay: " + describe(e));
+            return FATAL;
+        });
+        return cli.execute(args);
+    }
+
+    @Override
+    public Integer call() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: relay, status or migrate");
+    }
+
+    ServiceSettings settings() {
+        return ServiceSettings.load(env, config);
+    }
+
+    /** One pass, or passes until SIGTERM/SIGINT with {@code --loop}. */
+    @Command(name = "relay", mixinStandardHelpOptions = true,
+            description = "Route, dispatch and publish, time out lost jobs: one pass, or until stopped with --loop.")
+    static final class RelayRun implements Callable<Integer> {
+
+        private static final Logger log = LoggerFactory.getLogger(RelayRun.class);
+
+        @ParentCommand
+        RelayCommand parent;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--loop", description = "Run passes until SIGTERM or SIGINT.")
+        boolean loop;
+
+        @Option(names = "--sleep", paramLabel = "N", defaultValue = "1",
+                description = "Seconds to sleep after a pass that found nothing to do (1..3600, default ${DEFAULT-VALUE}).")
+        int sleep;
+
+        @Override
+        public Integer call() {
+            if (sleep < 1 || sleep > 3600) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
+            }
+            ServiceSettings s = parent.settings();
+            String jdbcUrl = s.jdbcUrl();
+            ConnectionFactory amqp = s.amqp();
+            Routes routes = s.routes();
+            OutboxTables tables = s.tables();
+            QueueType queueType = s.queueType();
+            String channel = s.notifyChannel();
+            boolean pollOnly = s.pollOnly();
+            int routeBatchSize = s.routeBatchSize();
+            int dispatchBatchSize = s.dispatchBatchSize();
+            Duration confirmTimeout = Duration.ofSeconds(s.confirmTimeoutSeconds());
+            int maxInFlight = s.maxInFlight();
+            try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false)) {
+                Relay.Builder builder = Relay.builder()
+                        .dataSource(dataSource)
+                        .connectionFactory(amqp)
+                        .listenConnection(() -> listenConnection(jdbcUrl, s.jdbcUser(), s.jdbcPassword()))
+                        .routes(routes)
+                        .tables(tables)
+                        .queueType(queueType)
+                        .notifyChannel(channel)
+                        .pollOnly(pollOnly)
+                        .sleep(Duration.ofSeconds(sleep))
+                        .routeBatchSize(routeBatchSize)
+                        .dispatchBatchSize(dispatchBatchSize)
+                        .confirmTimeout(confirmTimeout)
+                        .maxInFlight(maxInFlight);
+                try (Relay relay = builder.build()) {
+                    if (!loop) {
+                        PassResult result = relay.runOnce();
+                        log.info("pass done: {} event(s) routed, {} delivery(ies) dispatched, {} confirmed, {} refused, {} timed out",
+                                result.routedEvents(), result.dispatched(), result.confirmed(), result.publishFailed(), result.timedOut());
+                        return 0;
+                    }
+                    Signals.onTermination(relay::stop);
+                    relay.runLoop();
+                    return 0;
+                }
+            }
+        }
+    }
+
+    /** Prints the current state as a table; changes nothing. */
+    @Command(name = "status", mixinStandardHelpOptions = true,
+            description = "Print deliveries per queue and status, the oldest ready delivery, unrouted events and failures by reason.")
+    static final class StatusRun implements Callable<Integer> {
+
+        @ParentCommand
+        RelayCommand parent;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            ServiceSettings s = parent.settings();
+            String jdbcUrl = s.jdbcUrl();
+            OutboxTables tables = s.tables();
+            try (HikariDataSource dataSource = dataSource(s, jdbcUrl, true)) {
+                RelayStatus status;
+                try {
+                    status = RelayStatus.read(dataSource, tables, Clock.systemUTC());
+                } catch (org.jooq.exception.DataAccessException e) {
+                    throw new RelayException("database error (" + describe(e) + ")", e);
+                }
+                spec.commandLine().getOut().print(status.toTable());
+                spec.commandLine().getOut().flush();
+                return 0;
+            }
+        }
+    }
+
+    /** Applies the outbox migrations. */
+    @Command(name = "migrate", mixinStandardHelpOptions = true,
+            description = "Apply the outbox migrations (for deployments where the relay owns them).")
+    static final class MigrateRun implements Callable<Integer> {
+
+        @ParentCommand
+        RelayCommand parent;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            ServiceSettings s = parent.settings();
+            String jdbcUrl = s.jdbcUrl();
+            OutboxTables tables = s.tables();
+            try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false)) {
+                MigrateResult result;
+                try {
+                    result = OutboxMigrations.migrate(dataSource, tables);
+                } catch (RuntimeException e) {
+                    throw new RelayException("migration failed (" + describe(e) + ")", e);
+                }
+                spec.commandLine().getOut().println("applied " + result.migrationsExecuted + " migration(s) to schema " + tables.schema());
+                spec.commandLine().getOut().flush();
+                return 0;
+            }
+        }
+    }
+
+    static HikariDataSource dataSource(ServiceSettings s, String jdbcUrl, boolean readOnly) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        if (s.jdbcUser() != null) {
+            config.setUsername(s.jdbcUser());
+        }
+        if (s.jdbcPassword() != null) {
+            config.setPassword(s.jdbcPassword());
+        }
+        config.setPoolName(readOnly ? "outbox-status" : "outbox-relay");
+        config.setMaximumPoolSize(readOnly ? 1 : 4);
+        config.setMinimumIdle(1);
+        config.setReadOnly(readOnly);
+        config.setConnectionTimeout(10_000);
+        try {
+            return new HikariDataSource(config);
+        } catch (RuntimeException e) {
+            throw new RelayException("database unreachable (" + describe(e) + ")", e);
+        }
+    }
+
+    static Connection listenConnection(String jdbcUrl, @Nullable String user, @Nullable String password) {
+        Properties props = new Properties();
+        if (user != null) {
+            props.setProperty("user", user);
+        }
+        if (password != null) {
+            props.setProperty("password", password);
+        }
+        try {
+            return DriverManager.getConnection(jdbcUrl, props);
+        } catch (SQLException e) {
+            throw new RelayException("cannot open the LISTEN connection (" + e.getClass().getSimpleName() + ")", e);
+        }
+    }
+
+    /** The class of the innermost cause: external messages may hold secrets or data, never printed. */
+    static String describe(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t == e ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + t.getClass().getSimpleName();
+    }
+
+    private static void configureLogging() {
+        defaultProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
+        defaultProperty("org.slf4j.simpleLogger.showShortLogName", "true");
+        defaultProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "warn");
+        defaultProperty("org.slf4j.simpleLogger.log.org.flywaydb", "warn");
+        defaultProperty("org.slf4j.simpleLogger.log.org.jooq", "warn");
+    }
+
+    private static void defaultProperty(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
+    }
+}

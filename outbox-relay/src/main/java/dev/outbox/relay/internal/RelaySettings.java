@@ -1,0 +1,16 @@
+package dev.outbox.relay.internal;
+
+import com.rabbitmq.client.ConnectionFactory;
+import dev.outbox.api.Routes;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.ListenConnection;
+import dev.outbox.relay.QueueType;
+import java.time.Clock;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/** The validated settings of one relay, handed from {@code Relay.Builder} to the engine. */
+public record RelaySettings(DataSource dataSource, ConnectionFactory amqp, Routes routes, OutboxTables tables, Clock clock,
+        int routeBatchSize, int dispatchBatchSize, int timeoutBatchSize, int maxInFlight, Duration confirmTimeout,
+        QueueType queueType, String notifyChannel, boolean pollOnly, Duration sleep, @Nullable ListenConnection listenConnection) {}

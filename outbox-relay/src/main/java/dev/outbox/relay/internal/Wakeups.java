@@ -1,0 +1,126 @@
+package dev.outbox.relay.internal;
+
+import dev.outbox.relay.ListenConnection;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Waits between passes of a looping relay: until a {@code NOTIFY} on the recording channel arrives
+ * (a commit of new events), the sleep is over, or the relay stops. Holds one dedicated connection that
+ * {@code LISTEN}s; when it breaks, waiting falls back to plain sleeping and the connection is tried
+ * again a while later. With {@code pollOnly} (for connection poolers in transaction mode) it only sleeps.
+ */
+final class Wakeups implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Wakeups.class);
+    private static final long SLICE_MILLIS = 200;
+    private static final Duration RELISTEN_AFTER = Duration.ofSeconds(30);
+
+    private final @Nullable ListenConnection source;
+    private final String channel;
+    private @Nullable Connection connection;
+    private long retryAtNanos = System.nanoTime();
+
+    Wakeups(@Nullable ListenConnection source, String channel) {
+        this.source = source;
+        this.channel = channel;
+    }
+
+    /** True while a LISTEN connection is open. */
+    boolean listening() {
+        return connection != null;
+    }
+
+    /** Opens the LISTEN connection when there is none (and the last failure is long enough ago). */
+    void listen() {
+        if (source == null || connection != null || System.nanoTime() - retryAtNanos < 0) {
+            return;
+        }
+        Connection c = null;
+        try {
+            c = source.open();
+            c.setAutoCommit(true);
+            // LISTEN has no typed form in jOOQ; the channel is a checked lower-case identifier, rendered as a quoted name
+            DSL.using(c, SQLDialect.POSTGRES).execute("LISTEN {0}", DSL.name(channel));
+            c.unwrap(PGConnection.class);
+            connection = c;
+            log.info("listening on channel {} for new events", channel);
+        } catch (SQLException | RuntimeException e) {
+            log.warn("cannot LISTEN on channel {} ({}); polling, trying again in {} s", channel, e.getClass().getSimpleName(),
+                    RELISTEN_AFTER.toSeconds());
+            closeQuietly(c);
+            retryAtNanos = System.nanoTime() + RELISTEN_AFTER.toNanos();
+        }
+    }
+
+    /**
+     * Waits up to {@code max}; returns early when a notification arrives (true) or {@code stopped}
+     * turns true (false).
+     */
+    boolean await(Duration max, BooleanSupplier stopped) throws InterruptedException {
+        listen();
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!stopped.getAsBoolean()) {
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                return false;
+            }
+            long slice = Math.min(left, SLICE_MILLIS);
+            Connection c = connection;
+            if (c == null) {
+                Thread.sleep(slice);
+                continue;
+            }
+            try {
+                PGNotification[] notifications = c.unwrap(PGConnection.class).getNotifications((int) Math.max(1, slice));
+                if (notifications != null && notifications.length > 0) {
+                    return true;
+                }
+            } catch (SQLException e) {
+                log.warn("lost the LISTEN connection ({}); polling, trying again in {} s", e.getClass().getSimpleName(),
+                        RELISTEN_AFTER.toSeconds());
+                closeQuietly(c);
+                connection = null;
+                retryAtNanos = System.nanoTime() + RELISTEN_AFTER.toNanos();
+            }
+        }
+        return false;
+    }
+
+    /** Sleeps up to {@code max}, in slices, until {@code stopped} turns true; notifications do not end it. */
+    static void pause(Duration max, BooleanSupplier stopped) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!stopped.getAsBoolean()) {
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                return;
+            }
+            Thread.sleep(Math.min(left, SLICE_MILLIS));
+        }
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(connection);
+        connection = null;
+    }
+
+    private static void closeQuietly(@Nullable Connection c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                log.debug("closing the LISTEN connection failed ({})", e.getClass().getSimpleName());
+            }
+        }
+    }
+}

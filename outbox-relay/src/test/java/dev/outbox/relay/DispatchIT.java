@@ -1,0 +1,204 @@
+package dev.outbox.relay;
+
+import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.GetResponse;
+import dev.outbox.api.DeliveryMessage;
+import dev.outbox.api.NewEvent;
+import dev.outbox.api.Route;
+import dev.outbox.api.Routes;
+import dev.outbox.relay.Events.OrderCancelled;
+import dev.outbox.relay.Events.OrderPlaced;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.testing.PostgresSchemaExtension;
+import dev.outbox.testing.RabbitExtension;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** T2: ready pending deliveries are claimed, committed, then published as job messages. */
+class DispatchIT {
+
+    @RegisterExtension
+    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+    @RegisterExtension
+    static final RabbitExtension rabbit = new RabbitExtension();
+
+    static final String TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    static String emails;
+    static String payments;
+    static Broker broker;
+
+    final MutableClock clock = MutableClock.startingNow();
+    Tables tables;
+    Relay relay;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        emails = rabbit.queue("emails");
+        payments = rabbit.queue("payments");
+        broker = new Broker(rabbit);
+    }
+
+    @AfterAll
+    static void closeBroker() throws Exception {
+        broker.close();
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        db.truncate();
+        tables = new Tables(db);
+        relay = Relay.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
+                .clock(clock)
+                .routes(Routes.builder()
+                        .route("order.placed", Route.job("send-confirmation", emails, List.of(5, 30), 300))
+                        .route("order.cancelled", Route.job("refund", payments, List.of(), 120))
+                        .build())
+                .build();
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void close() throws Exception {
+        relay.close();
+        broker.purge(emails);
+        broker.purge(payments);
+    }
+
+    @Test
+    void declaresTheQueuesOfJobRoutesDurable() throws Exception {
+        relay.runOnce();
+
+        AMQP.Queue.DeclareOk ok = broker.channel().queueDeclarePassive(emails);
+        assertThat(ok.getQueue()).isEqualTo(emails);
+        // declaring it again as durable, non-exclusive, non-auto-delete without arguments succeeds: same properties
+        broker.channel().queueDeclare(emails, true, false, false, null);
+    }
+
+    @Test
+    void dispatchesAReadyDeliveryAndPublishesTheJobMessage() throws Exception {
+        UUID event = tables.record(NewEvent.of(new OrderPlaced(1, BigDecimal.TEN)).withTraceparent(TRACEPARENT)).get(0);
+
+        PassResult result = relay.runOnce();
+
+        assertThat(result.routedEvents()).isEqualTo(1);
+        assertThat(result.dispatched()).isEqualTo(1);
+        assertThat(result.confirmed()).isEqualTo(1);
+        OutboxDeliveriesRecord d = tables.delivery(event);
+        assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+        assertThat(d.getAttempts()).isEqualTo(1);
+        assertThat(d.getDispatchId()).isNotNull();
+        assertThat(d.getDispatchedAt().toInstant()).isEqualTo(clock.instant());
+        assertThat(d.getDeliveryTimeoutAt().toInstant()).isEqualTo(clock.instant().plusSeconds(300));
+
+        GetResponse message = broker.take(emails, 1).get(0);
+        AMQP.BasicProperties props = message.getProps();
+        assertThat(props.getDeliveryMode()).isEqualTo(2);
+        assertThat(props.getMessageId()).isEqualTo(d.getDispatchId().toString());
+        assertThat(props.getType()).isEqualTo("send-confirmation");
+        assertThat(props.getContentType()).isEqualTo(DeliveryMessage.CONTENT_TYPE);
+        assertThat(message.getEnvelope().getExchange()).isEmpty();
+        assertThat(props.getHeaders()).containsKeys(DeliveryMessage.HEADER_EVENT_ID, DeliveryMessage.HEADER_DELIVERY_ID,
+                DeliveryMessage.HEADER_DISPATCH_ID, DeliveryMessage.HEADER_EVENT_TYPE, DeliveryMessage.HEADER_LAST_ATTEMPT,
+                DeliveryMessage.HEADER_TRACEPARENT);
+        assertThat(props.getHeaders().get(DeliveryMessage.HEADER_EVENT_ID).toString()).isEqualTo(event.toString());
+        assertThat(props.getHeaders().get(DeliveryMessage.HEADER_DELIVERY_ID).toString()).isEqualTo(d.getId().toString());
+        assertThat(props.getHeaders().get(DeliveryMessage.HEADER_DISPATCH_ID).toString()).isEqualTo(d.getDispatchId().toString());
+        assertThat(props.getHeaders().get(DeliveryMessage.HEADER_EVENT_TYPE).toString()).isEqualTo("order.placed");
+        assertThat(props.getHeaders().get(DeliveryMessage.HEADER_LAST_ATTEMPT)).isEqualTo(false);
+        assertThat(props.getHeaders().get(DeliveryMessage.HEADER_TRACEPARENT).toString()).isEqualTo(TRACEPARENT);
+
+        DeliveryMessage body = DeliveryMessage.fromJson(message.getBody());
+        assertThat(body).isEqualTo(new DeliveryMessage(event, d.getId(), d.getDispatchId(), "order.placed", "send-confirmation", 1, false,
+                TRACEPARENT, null));
+        JsonNode json = new ObjectMapper().readTree(message.getBody());
+        assertThat(json.has("payload")).as("the job message carries no payload").isFalse();
+    }
+
+    @Test
+    void onePassRoutesPastFullBatchesOfEventsWithoutRouteAndNamesTheirType() {
+        tables.recordAll(java.util.stream.IntStream.range(0, 5).mapToObj(Events.InvoiceSent::new).toList());
+        UUID later = tables.record(new OrderCancelled(9)).get(0);
+        try (Relay small = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables()).clock(clock).routeBatchSize(2)
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
+                .build()) {
+
+            PassResult result = small.runOnce();
+
+            assertThat(result.routedEvents()).isEqualTo(1);
+            assertThat(result.unroutedEventTypes()).containsExactly("invoice.sent");
+        }
+        assertThat(tables.delivery(later).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+        assertThat(tables.deliveries()).hasSize(1);
+    }
+
+    @Test
+    void marksTheOnlyAttemptOfARouteWithoutRetriesAsTheLast() {
+        tables.record(new OrderCancelled(4));
+
+        relay.runOnce();
+
+        DeliveryMessage body = DeliveryMessage.fromJson(broker.take(payments, 1).get(0).getBody());
+        assertThat(body.attempt()).isEqualTo(1);
+        assertThat(body.lastAttempt()).isTrue();
+    }
+
+    @Test
+    void leavesAPendingDeliveryThatIsNotDueYetAlone() {
+        UUID event = tables.record(new OrderCancelled(5)).get(0);
+        Relay routeOnly = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
+                .clock(clock).routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
+                .build();
+        clock.advance(Duration.ofSeconds(60)); // routed (available) a minute after the relay's now below
+        routeOnlyPass(routeOnly);
+        clock.advance(Duration.ofSeconds(-60));
+        tables.dsl().update(OUTBOX_DELIVERIES).set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.pending)
+                .setNull(OUTBOX_DELIVERIES.DISPATCHED_AT).setNull(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT).set(OUTBOX_DELIVERIES.ATTEMPTS, 0)
+                .execute();
+        broker.take(payments, 1);
+
+        PassResult result = relay.runOnce();
+
+        assertThat(result.dispatched()).isZero();
+        assertThat(tables.delivery(event).getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
+        clock.advance(Duration.ofSeconds(60));
+        assertThat(relay.runOnce().dispatched()).isEqualTo(1);
+    }
+
+    private static void routeOnlyPass(Relay r) {
+        try (r) {
+            r.runOnce();
+        }
+    }
+
+    @Test
+    void dispatchesEachDeliveryOnceAcrossPasses() throws Exception {
+        tables.recordAll(List.of(new OrderPlaced(1, BigDecimal.ONE), new OrderPlaced(2, BigDecimal.ONE), new OrderPlaced(3, BigDecimal.ONE)));
+
+        relay.runOnce();
+        PassResult second = relay.runOnce();
+
+        assertThat(second.idle()).isTrue();
+        assertThat(tables.deliveries()).allSatisfy(d -> {
+            assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+            assertThat(d.getAttempts()).isEqualTo(1);
+        });
+        assertThat(broker.take(emails, 3)).hasSize(3);
+        assertThat(broker.messageCount(emails)).isZero();
+    }
+}

@@ -1,0 +1,220 @@
+package dev.outbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import dev.outbox.api.Route;
+import dev.outbox.api.Routes;
+import dev.outbox.relay.Events.InvoiceSent;
+import dev.outbox.relay.Events.OrderCancelled;
+import dev.outbox.relay.Events.OrderPlaced;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.testing.PostgresSchemaExtension;
+import dev.outbox.testing.RabbitExtension;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** T3: a return, a nack or a missing exchange sends that delivery alone back to pending (or to failed). */
+class PublishRefusedIT {
+
+    @RegisterExtension
+    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+    @RegisterExtension
+    static final RabbitExtension rabbit = new RabbitExtension();
+
+    static Broker broker;
+    static String jobs;
+    static String once;
+    static String healthy;
+    static String fullExchange;
+    static String fullQueue;
+    static String missingExchange;
+
+    final MutableClock clock = MutableClock.startingNow();
+    Tables tables;
+    Relay relay;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        broker = new Broker(rabbit);
+        jobs = rabbit.queue("jobs");
+        once = rabbit.queue("once");
+        healthy = rabbit.queue("healthy");
+        // an exchange whose only queue refuses every message: the broker nacks publishes routed to it
+        fullExchange = rabbit.exchange("full");
+        fullQueue = rabbit.queue("full");
+        missingExchange = rabbit.exchange("missing");
+        Channel ch = broker.channel();
+        ch.exchangeDeclare(fullExchange, BuiltinExchangeType.FANOUT, true);
+        ch.queueDeclare(fullQueue, true, false, false, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
+        ch.queueBind(fullQueue, fullExchange, "");
+    }
+
+    @AfterAll
+    static void closeBroker() throws Exception {
+        broker.close();
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        db.truncate();
+        tables = new Tables(db);
+        relay = Relay.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
+                .clock(clock)
+                .routes(Routes.builder()
+                        .route("order.placed", Route.job("send-confirmation", jobs, List.of(7, 30), 300),
+                                Route.job("audit", healthy, List.of(), 300))
+                        .route("order.cancelled", Route.job("refund", once, List.of(), 120))
+                        .route("invoice.sent", Route.publish("invoices", fullExchange, "invoice.sent", List.of(9), 60),
+                                Route.publish("invoices-lost", missingExchange, "invoice.sent", List.of(11), 60),
+                                Route.job("archive", healthy, List.of(), 300))
+                        .build())
+                .build();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        relay.close();
+        broker.purge(jobs);
+        broker.purge(once);
+        broker.purge(healthy);
+    }
+
+    @Test
+    void aReturnedMessageGoesBackToPendingWithTheNextDelayAndTheRestOfTheBatchGoesOn() throws Exception {
+        relay.runOnce(); // declares the queues
+        broker.channel().queueDelete(jobs); // now a publish to it is unroutable: the broker returns it
+        List<UUID> events = tables.recordAll(List.of(new OrderPlaced(1, BigDecimal.ONE), new OrderPlaced(2, BigDecimal.ONE)));
+
+        PassResult result = relay.runOnce();
+
+        assertThat(result.dispatched()).isEqualTo(4);
+        assertThat(result.publishFailed()).isEqualTo(2);
+        for (UUID event : events) {
+            List<OutboxDeliveriesRecord> deliveries = tables.deliveriesOf(event);
+            OutboxDeliveriesRecord audit = deliveries.get(0);
+            OutboxDeliveriesRecord refused = deliveries.get(1);
+            assertThat(refused.getJobType()).isEqualTo("send-confirmation");
+            assertThat(refused.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
+            assertThat(refused.getAttempts()).isEqualTo(1);
+            assertThat(refused.getAvailableAt().toInstant()).isEqualTo(clock.instant().plusSeconds(7));
+            assertThat(refused.getDispatchedAt()).isNull();
+            assertThat(refused.getDeliveryTimeoutAt()).isNull();
+            assertThat(audit.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+        }
+        assertThat(broker.take(healthy, 2)).hasSize(2);
+    }
+
+    @Test
+    void aReturnedMessageWithoutRetriesFailsWithPublishFailed() throws Exception {
+        relay.runOnce();
+        broker.channel().queueDelete(once);
+        UUID event = tables.record(new OrderCancelled(1)).get(0);
+
+        relay.runOnce();
+
+        OutboxDeliveriesRecord d = tables.delivery(event);
+        assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.failed);
+        assertThat(d.getFailureReason()).isEqualTo("publish_failed");
+        assertThat(d.getFailedAt().toInstant()).isEqualTo(clock.instant());
+    }
+
+    @Test
+    void theQueueOfAReturnedMessageIsDeclaredAgainForTheRetry() throws Exception {
+        relay.runOnce();
+        broker.channel().queueDelete(jobs);
+        UUID event = tables.record(new OrderPlaced(3, BigDecimal.ONE)).get(0);
+        relay.runOnce();
+        clock.advance(java.time.Duration.ofSeconds(7));
+
+        relay.runOnce();
+
+        OutboxDeliveriesRecord d = tables.deliveriesOf(event).get(1);
+        assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+        assertThat(d.getAttempts()).isEqualTo(2);
+        assertThat(broker.take(jobs, 1)).hasSize(1);
+    }
+
+    @Test
+    void aNackAndAMissingExchangeEachFailOnlyTheirOwnDelivery() throws Exception {
+        UUID event = tables.record(new InvoiceSent(1)).get(0);
+
+        PassResult result = relay.runOnce();
+
+        assertThat(result.dispatched()).isEqualTo(3);
+        assertThat(result.publishFailed()).isEqualTo(2);
+        List<OutboxDeliveriesRecord> deliveries = tables.deliveriesOf(event);
+        OutboxDeliveriesRecord archive = deliveries.get(0);
+        OutboxDeliveriesRecord nacked = deliveries.get(1);
+        OutboxDeliveriesRecord lost = deliveries.get(2);
+        assertThat(archive.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+        assertThat(nacked.getJobType()).isEqualTo("invoices");
+        assertThat(nacked.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
+        assertThat(nacked.getAvailableAt().toInstant()).isEqualTo(clock.instant().plusSeconds(9));
+        assertThat(lost.getJobType()).isEqualTo("invoices-lost");
+        assertThat(lost.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
+        assertThat(lost.getAvailableAt().toInstant()).isEqualTo(clock.instant().plusSeconds(11));
+        assertThat(broker.take(healthy, 1)).hasSize(1);
+    }
+
+    @Test
+    void aChannelClosedByTheBrokerFailsWhatWasInFlightAndTheNextBatchGoesOutOnANewChannel() throws Exception {
+        String doomed = rabbit.exchange("doomed");
+        broker.channel().exchangeDeclare(doomed, BuiltinExchangeType.FANOUT, true);
+        try (Relay r = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
+                .clock(clock)
+                .routes(Routes.builder()
+                        .route("invoice.sent", Route.publish("invoices", doomed, "", List.of(3), 60))
+                        .route("order.cancelled", Route.job("refund", healthy, List.of(), 120))
+                        .build())
+                .build()) {
+            tables.record(new InvoiceSent(1));
+            r.runOnce(); // the exchange is checked and found
+            broker.channel().exchangeDelete(doomed); // deleted while the relay trusts it: the publish closes the channel (404)
+            UUID lost = tables.record(new InvoiceSent(2)).get(0);
+
+            PassResult refused = r.runOnce();
+            UUID later = tables.record(new OrderCancelled(3)).get(0);
+            PassResult next = r.runOnce();
+
+            assertThat(refused.publishFailed()).isEqualTo(1);
+            OutboxDeliveriesRecord d = tables.delivery(lost);
+            assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
+            assertThat(d.getAvailableAt().toInstant()).isEqualTo(clock.instant().plusSeconds(3));
+            assertThat(next.confirmed()).isEqualTo(1);
+            assertThat(tables.delivery(later).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+            assertThat(broker.take(healthy, 1)).hasSize(1);
+        }
+    }
+
+    @Test
+    void aBrokerThatCannotBeReachedStopsThePassBeforeAnythingIsClaimed() {
+        com.rabbitmq.client.ConnectionFactory nowhere = rabbit.connectionFactory();
+        nowhere.setPort(1);
+        UUID event = tables.record(new OrderCancelled(1)).get(0);
+        try (Relay r = Relay.builder().dataSource(db.dataSource()).connectionFactory(nowhere).tables(db.tables()).clock(clock)
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", healthy, List.of(), 120)).build())
+                .build()) {
+
+            org.assertj.core.api.Assertions.assertThatThrownBy(r::runOnce)
+                    .isInstanceOf(BrokerUnavailableException.class)
+                    .hasMessageStartingWith("broker unreachable (");
+        }
+        OutboxDeliveriesRecord d = tables.delivery(event);
+        assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
+        assertThat(d.getAttempts()).isZero();
+    }
+}

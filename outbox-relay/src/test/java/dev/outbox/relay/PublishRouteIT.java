@@ -1,0 +1,90 @@
+package dev.outbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.GetResponse;
+import dev.outbox.api.DeliveryMessage;
+import dev.outbox.api.NewEvent;
+import dev.outbox.api.Route;
+import dev.outbox.api.Routes;
+import dev.outbox.relay.Events.OrderPlaced;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.testing.PostgresSchemaExtension;
+import dev.outbox.testing.RabbitExtension;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Publish routes: the payload itself to an exchange, message id = event id, completed on the broker's confirm. */
+class PublishRouteIT {
+
+    @RegisterExtension
+    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+    @RegisterExtension
+    static final RabbitExtension rabbit = new RabbitExtension();
+
+    static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    static Broker broker;
+    static String exchange;
+    static String subscriber;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        broker = new Broker(rabbit);
+        exchange = rabbit.exchange("orders");
+        subscriber = rabbit.queue("billing-subscriber");
+        broker.channel().exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true);
+        broker.channel().queueDeclare(subscriber, true, false, false, null);
+        broker.channel().queueBind(subscriber, exchange, "order.*");
+    }
+
+    @AfterAll
+    static void closeBroker() throws Exception {
+        broker.close();
+    }
+
+    @Test
+    void publishesThePayloadToTheExchangeAndCompletesTheDeliveryOnConfirm() throws Exception {
+        MutableClock clock = MutableClock.startingNow();
+        Tables tables = new Tables(db);
+        UUID event = tables.record(NewEvent.of(new OrderPlaced(42, new BigDecimal("9.50"))).withTraceparent(TRACEPARENT)).get(0);
+        try (Relay relay = Relay.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
+                .clock(clock)
+                .routes(Routes.builder().route("order.placed", Route.publish("order-events", exchange, "order.placed", List.of(5), 60)).build())
+                .build()) {
+
+            PassResult result = relay.runOnce();
+
+            assertThat(result.completed()).isEqualTo(1);
+        }
+        OutboxDeliveriesRecord d = tables.delivery(event);
+        assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.completed);
+        assertThat(d.getCompletedAt().toInstant()).isEqualTo(clock.instant());
+        assertThat(d.getDeliveryTimeoutAt()).isNull();
+        assertThat(d.getAttempts()).isEqualTo(1);
+
+        GetResponse message = broker.take(subscriber, 1).get(0);
+        assertThat(message.getEnvelope().getExchange()).isEqualTo(exchange);
+        assertThat(message.getEnvelope().getRoutingKey()).isEqualTo("order.placed");
+        assertThat(message.getProps().getMessageId()).isEqualTo(event.toString());
+        assertThat(message.getProps().getType()).isEqualTo("order.placed");
+        assertThat(message.getProps().getDeliveryMode()).isEqualTo(2);
+        assertThat(message.getProps().getHeaders().get(DeliveryMessage.HEADER_EVENT_ID).toString()).isEqualTo(event.toString());
+        assertThat(message.getProps().getHeaders().get(DeliveryMessage.HEADER_EVENT_TYPE).toString()).isEqualTo("order.placed");
+        assertThat(message.getProps().getHeaders().get(DeliveryMessage.HEADER_TRACEPARENT).toString()).isEqualTo(TRACEPARENT);
+        JsonNode body = new ObjectMapper().readTree(message.getBody());
+        assertThat(body.get("orderId").asLong()).isEqualTo(42);
+        assertThat(body.get("total").decimalValue()).isEqualByComparingTo("9.50");
+    }
+}

@@ -1,0 +1,60 @@
+package dev.outbox.relay;
+
+import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
+import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
+
+import dev.outbox.api.Outbox;
+import dev.outbox.schema.mapping.OutboxRenderMapping;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.schema.tables.records.OutboxEventsRecord;
+import dev.outbox.testing.PostgresSchemaExtension;
+import java.util.List;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/** Reads and writes the outbox tables of a test schema. */
+public final class Tables {
+
+    private final DSLContext dsl;
+    private final Outbox outbox;
+
+    public Tables(PostgresSchemaExtension db) {
+        this.dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES, OutboxRenderMapping.settings(db.tables()));
+        this.outbox = Outbox.builder().tables(db.tables()).build();
+    }
+
+    public DSLContext dsl() {
+        return dsl;
+    }
+
+    /** Records events (objects or NewEvents) in one transaction; returns their ids. */
+    public List<UUID> record(Object... events) {
+        return dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), List.of(events)));
+    }
+
+    public List<UUID> recordAll(List<?> events) {
+        return dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), events));
+    }
+
+    public List<OutboxDeliveriesRecord> deliveries() {
+        return dsl.selectFrom(OUTBOX_DELIVERIES).orderBy(OUTBOX_DELIVERIES.CREATED_AT, OUTBOX_DELIVERIES.JOB_TYPE).fetch();
+    }
+
+    public List<OutboxDeliveriesRecord> deliveriesOf(UUID eventId) {
+        return dsl.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId)).orderBy(OUTBOX_DELIVERIES.JOB_TYPE).fetch();
+    }
+
+    public OutboxDeliveriesRecord delivery(UUID eventId) {
+        List<OutboxDeliveriesRecord> all = deliveriesOf(eventId);
+        if (all.size() != 1) {
+            throw new AssertionError("expected one delivery of event " + eventId + ", found " + all.size());
+        }
+        return all.get(0);
+    }
+
+    public OutboxEventsRecord event(UUID id) {
+        return dsl.selectFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(id)).fetchSingle();
+    }
+}

@@ -1,0 +1,247 @@
+package dev.outbox.relay.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.api.NewEvent;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.Events.InvoiceSent;
+import dev.outbox.relay.Events.OrderCancelled;
+import dev.outbox.relay.Tables;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.testing.PostgresSchemaExtension;
+import dev.outbox.testing.RabbitExtension;
+import dev.outbox.testing.TestPostgres;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The service's command line, run in this JVM: exit codes, one-line errors, status output, migrate. */
+class RelayCommandIT {
+
+    @RegisterExtension
+    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+    @RegisterExtension
+    static final PostgresSchemaExtension fresh = PostgresSchemaExtension.empty();
+    @RegisterExtension
+    static final RabbitExtension rabbit = new RabbitExtension();
+
+    @TempDir
+    static Path dir;
+    static Path routesFile;
+    static String queue;
+
+    Tables tables;
+
+    /** What a run printed and returned. */
+    record Run(int exitCode, String out, String err) {}
+
+    @BeforeAll
+    static void routesFile() throws Exception {
+        queue = rabbit.queue("refunds");
+        routesFile = dir.resolve("routes.yaml");
+        Files.writeString(routesFile, """
+                routes:
+                  order.cancelled:
+                    - job: refund
+                      queue: %s
+                      retryDelaysSeconds: [5, 30]
+                      deliveryTimeoutSeconds: 300
+                """.formatted(queue));
+    }
+
+    @BeforeEach
+    void clean() throws Exception {
+        db.truncate();
+        tables = new Tables(db);
+    }
+
+    static Map<String, String> env(PostgresSchemaExtension schema) {
+        return env(schema, rabbit, routesFile);
+    }
+
+    /** The service's settings for a test schema, a broker and a routes file. */
+    static Map<String, String> env(PostgresSchemaExtension schema, RabbitExtension rabbit, Path routesFile) {
+        TestPostgres pg = TestPostgres.get();
+        Map<String, String> env = new HashMap<>();
+        env.put("OUTBOX_JDBC_URL", pg.jdbcUrl());
+        env.put("OUTBOX_JDBC_USER", pg.user());
+        env.put("OUTBOX_JDBC_PASSWORD", pg.password());
+        env.put("OUTBOX_SCHEMA", schema.schema());
+        env.put("OUTBOX_AMQP_URI", rabbit.uri());
+        env.put("OUTBOX_ROUTES_FILE", routesFile.toString());
+        return env;
+    }
+
+    static Run run(Map<String, String> env, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = RelayCommand.run(args, env, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "3601", "-1", "abc", "1.5", ""})
+    void refusesASleepThatIsNotAWholeNumberFromOneTo3600(String sleep) {
+        Run run = run(env(db), "relay", "--loop", "--sleep=" + sleep);
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("--sleep").contains("Usage:");
+    }
+
+    @Test
+    void refusesAMissingJdbcUrlWithOneLine() {
+        Map<String, String> env = env(db);
+        env.remove("OUTBOX_JDBC_URL");
+
+        Run run = run(env, "status");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).startsWith("outbox-relay: OUTBOX_JDBC_URL: is required").hasLineCount(1);
+    }
+
+    @Test
+    void refusesARelayWithoutBrokerOrRoutesButStatusNeedsNeither() {
+        Map<String, String> env = env(db);
+        env.remove("OUTBOX_AMQP_URI");
+        env.remove("OUTBOX_ROUTES_FILE");
+
+        Run relay = run(env, "relay");
+        Run status = run(env, "status");
+
+        assertThat(relay.exitCode()).isEqualTo(2);
+        assertThat(relay.err()).startsWith("outbox-relay: OUTBOX_AMQP_URI: is required").hasLineCount(1);
+        assertThat(status.exitCode()).isZero();
+    }
+
+    @Test
+    void namesTheBadSettingWithoutEchoingSecrets() {
+        Map<String, String> env = env(db);
+        env.put("OUTBOX_AMQP_URI", "http://user:s3cret@host");
+        env.put("OUTBOX_QUEUE_TYPE", "stream");
+
+        Run badUri = run(env, "relay");
+        env.put("OUTBOX_AMQP_URI", rabbit.uri());
+        Run badQueueType = run(env, "relay");
+        env.put("OUTBOX_QUEUE_TYPE", "quorum");
+        env.put("OUTBOX_ROUTES_FILE", dir.resolve("missing.yaml").toString());
+        Run missingRoutes = run(env, "relay");
+
+        assertThat(badUri.exitCode()).isEqualTo(2);
+        assertThat(badUri.err()).startsWith("outbox-relay: OUTBOX_AMQP_URI: ").doesNotContain("s3cret").hasLineCount(1);
+        assertThat(badQueueType.exitCode()).isEqualTo(2);
+        assertThat(badQueueType.err()).startsWith("outbox-relay: OUTBOX_QUEUE_TYPE: must be classic or quorum").hasLineCount(1);
+        assertThat(missingRoutes.exitCode()).isEqualTo(2);
+        assertThat(missingRoutes.err()).startsWith("outbox-relay: OUTBOX_ROUTES_FILE: ").contains("no such routes file").hasLineCount(1);
+    }
+
+    @Test
+    void readsAPropertiesFileAndTheEnvironmentWinsOverIt() throws Exception {
+        Path config = dir.resolve("relay.properties");
+        Files.writeString(config, "OUTBOX_JDBC_URL=jdbc:postgresql://127.0.0.1:1/nowhere\nOUTBOX_SCHEMA=" + db.schema() + "\n");
+        Map<String, String> env = env(db);
+        env.remove("OUTBOX_SCHEMA");
+
+        Run run = run(env, "--config", config.toString(), "status");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("unrouted events: 0");
+    }
+
+    @Test
+    void refusesAnUnknownSettingInThePropertiesFile() throws Exception {
+        Path config = dir.resolve("typo.properties");
+        Files.writeString(config, "OUTBOX_JDBC_ULR=jdbc:postgresql://db/app\n");
+
+        Run run = run(env(db), "--config", config.toString(), "status");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).startsWith("outbox-relay: OUTBOX_JDBC_ULR: unknown setting").hasLineCount(1);
+    }
+
+    @Test
+    void exitsOneWithOneLineWhenTheDatabaseCannotBeReached() {
+        Map<String, String> env = env(db);
+        env.put("OUTBOX_JDBC_URL", "jdbc:postgresql://127.0.0.1:1/nowhere");
+
+        Run run = run(env, "status");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).startsWith("outbox-relay: database unreachable (").hasLineCount(1);
+    }
+
+    @Test
+    void statusPrintsZerosForEmptyTables() {
+        Run run = run(env(db), "status");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).containsPattern("total\\s+0\\s+0\\s+0s\\s+0\\s+0\\s+0")
+                .contains("unrouted events: 0")
+                .containsPattern("failure reason\\s+failed");
+    }
+
+    @Test
+    void relayRunsOnePassThenStatusCountsWhatItDidWithoutPayloadsOrIds() {
+        List<UUID> events = tables.recordAll(List.of(
+                NewEvent.of(new OrderCancelled(1)), NewEvent.of(new OrderCancelled(2)), NewEvent.of(new OrderCancelled(3))));
+        UUID unroutable = tables.record(new InvoiceSent(77_777_777)).get(0);
+        tables.dsl().update(dev.outbox.schema.Tables.OUTBOX_EVENTS) // none of this may ever reach the output
+                .set(dev.outbox.schema.Tables.OUTBOX_EVENTS.PAYLOAD, org.jooq.JSONB.valueOf("{\"email\": \"jane@example.com\"}"))
+                .where(dev.outbox.schema.Tables.OUTBOX_EVENTS.ID.eq(unroutable))
+                .execute();
+
+        Run relay = run(env(db), "relay");
+        Run status = run(env(db), "status");
+
+        assertThat(relay.exitCode()).isZero();
+        assertThat(tables.deliveries()).extracting(d -> d.getStatus()).containsOnly(OutboxDeliveryStatus.dispatched).hasSize(3);
+        assertThat(status.exitCode()).isZero();
+        assertThat(status.out()).containsPattern(java.util.regex.Pattern.quote(queue) + "\\s+0\\s+0\\s+0s\\s+3\\s+0\\s+0")
+                .contains("unrouted events: 1")
+                .doesNotContain("jane@example.com")
+                .doesNotContain(unroutable.toString())
+                .doesNotContain(events.get(0).toString());
+    }
+
+    @Test
+    void statusCountsFailuresByReasonAndTheOldestReadyDelivery() {
+        tables.recordAll(List.of(new OrderCancelled(1), new OrderCancelled(2)));
+        run(env(db), "relay");
+        var d = dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
+        UUID first = tables.deliveries().get(0).getId();
+        tables.dsl().update(d).set(d.STATUS, OutboxDeliveryStatus.failed).set(d.FAILURE_REASON, "timeout")
+                .set(d.FAILED_AT, java.time.OffsetDateTime.now()).setNull(d.DELIVERY_TIMEOUT_AT).where(d.ID.eq(first)).execute();
+        tables.dsl().update(d).set(d.STATUS, OutboxDeliveryStatus.pending).setNull(d.DISPATCHED_AT).setNull(d.DELIVERY_TIMEOUT_AT)
+                .set(d.AVAILABLE_AT, java.time.OffsetDateTime.now().minusSeconds(90)).where(d.ID.ne(first)).execute();
+
+        Run status = run(env(db), "status");
+
+        assertThat(status.exitCode()).isZero();
+        assertThat(status.out()).containsPattern(java.util.regex.Pattern.quote(queue) + "\\s+1\\s+1\\s+9\\ds\\s+0\\s+0\\s+1")
+                .containsPattern("timeout\\s+1");
+    }
+
+    @Test
+    void migrateAppliesTheOutboxMigrationsToAnEmptySchema() {
+        Run migrate = run(env(fresh), "migrate");
+        Run again = run(env(fresh), "migrate");
+        Run status = run(env(fresh), "status");
+
+        assertThat(migrate.exitCode()).isZero();
+        assertThat(migrate.out()).contains("applied 1 migration(s) to schema " + fresh.schema());
+        assertThat(again.out()).contains("applied 0 migration(s)");
+        assertThat(status.exitCode()).isZero();
+        assertThat(OutboxTables.defaults().withSchema(fresh.schema()).schema()).isEqualTo(fresh.schema());
+    }
+}

@@ -1,0 +1,142 @@
+package dev.outbox.relay.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.BuiltinExchangeType;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.GetResponse;
+import dev.outbox.api.DeliveryMessage;
+import dev.outbox.api.Route;
+import dev.outbox.api.Routes;
+import dev.outbox.relay.Broker;
+import dev.outbox.relay.Events.InvoiceSent;
+import dev.outbox.relay.Events.OrderCancelled;
+import dev.outbox.relay.MutableClock;
+import dev.outbox.relay.Relay;
+import dev.outbox.relay.Tables;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.testing.PostgresSchemaExtension;
+import dev.outbox.testing.RabbitExtension;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A relay that dies between its database commit and the broker (or between the broker's confirm and
+ * the database) loses nothing: the dispatch times out (T4) and the next relay sends it again.
+ */
+class CrashRecoveryIT {
+
+    @RegisterExtension
+    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+    @RegisterExtension
+    static final RabbitExtension rabbit = new RabbitExtension();
+
+    static Broker broker;
+    static String payments;
+    static String exchange;
+    static String subscriber;
+
+    final MutableClock clock = MutableClock.startingNow();
+    Tables tables;
+    Routes routes;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        broker = new Broker(rabbit);
+        payments = rabbit.queue("payments");
+        exchange = rabbit.exchange("invoices");
+        subscriber = rabbit.queue("invoice-subscriber");
+        broker.channel().exchangeDeclare(exchange, BuiltinExchangeType.DIRECT, true);
+        broker.channel().queueDeclare(subscriber, true, false, false, null);
+        broker.channel().queueBind(subscriber, exchange, "invoice.sent");
+    }
+
+    @AfterAll
+    static void closeBroker() throws Exception {
+        broker.close();
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        db.truncate();
+        tables = new Tables(db);
+        routes = Routes.builder()
+                .route("order.cancelled", Route.job("refund", payments, List.of(5), 120))
+                .route("invoice.sent", Route.publish("invoices", exchange, "invoice.sent", List.of(5), 60))
+                .build();
+    }
+
+    private Relay relay() {
+        return Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables()).clock(clock)
+                .routes(routes).build();
+    }
+
+    /** What a relay commits before it publishes: routed and claimed. */
+    private List<Dispatch> routeAndClaim() {
+        RelayTransitions transitions = new RelayTransitions(db.tables(), routes, clock);
+        tables.dsl().transaction(tx -> transitions.route(tx.dsl(), 500, null));
+        return tables.dsl().transactionResult(tx -> transitions.claim(tx.dsl(), 500));
+    }
+
+    @Test
+    void aJobClaimedAndCommittedButNeverPublishedIsSentAfterItsTimeout() throws Exception {
+        broker.purge(payments);
+        UUID event = tables.record(new OrderCancelled(1)).get(0);
+        List<Dispatch> claimed = routeAndClaim(); // ... and the relay dies here
+        assertThat(claimed).hasSize(1);
+        assertThat(broker.messageCount(payments)).isZero();
+
+        try (Relay next = relay()) {
+            clock.advance(Duration.ofSeconds(120));
+            assertThat(next.runOnce().timedOut()).isEqualTo(1);
+            clock.advance(Duration.ofSeconds(5));
+            assertThat(next.runOnce().dispatched()).isEqualTo(1);
+        }
+
+        OutboxDeliveriesRecord d = tables.delivery(event);
+        assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+        assertThat(d.getAttempts()).isEqualTo(2);
+        DeliveryMessage message = DeliveryMessage.fromJson(broker.take(payments, 1).get(0).getBody());
+        assertThat(message.eventId()).isEqualTo(event);
+        assertThat(message.attempt()).isEqualTo(2);
+        assertThat(message.dispatchId()).isEqualTo(d.getDispatchId());
+        assertThat(message.lastAttempt()).isTrue();
+    }
+
+    @Test
+    void aPublishConfirmedButNeverMarkedCompletedIsPublishedAgainAndCompleted() throws Exception {
+        broker.purge(subscriber);
+        UUID event = tables.record(new InvoiceSent(1)).get(0);
+        Dispatch claimed = routeAndClaim().get(0);
+        try (Channel ch = broker.newChannel()) { // the relay publishes, the broker confirms ...
+            ch.confirmSelect();
+            ch.basicPublish(exchange, "invoice.sent", true,
+                    new AMQP.BasicProperties.Builder().deliveryMode(2).messageId(event.toString()).build(),
+                    claimed.payload().getBytes(StandardCharsets.UTF_8));
+            ch.waitForConfirmsOrDie(5_000);
+        } // ... and the relay dies before it marks the delivery completed
+
+        try (Relay next = relay()) {
+            clock.advance(Duration.ofSeconds(60));
+            assertThat(next.runOnce().timedOut()).isEqualTo(1);
+            clock.advance(Duration.ofSeconds(5));
+            assertThat(next.runOnce().completed()).isEqualTo(1);
+        }
+
+        OutboxDeliveriesRecord d = tables.delivery(event);
+        assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.completed);
+        assertThat(d.getAttempts()).isEqualTo(2);
+        List<GetResponse> messages = broker.take(subscriber, 2);
+        // at least once: the subscriber sees it twice, with the same message id to deduplicate on
+        assertThat(messages).extracting(m -> m.getProps().getMessageId()).containsExactly(event.toString(), event.toString());
+    }
+}
