@@ -1,0 +1,41 @@
+package dev.outbox.worker.internal;
+
+import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
+import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
+
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import java.util.Optional;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+
+/** The worker's reads: the delivery with its event before a handler runs, and "is this dispatch current?". */
+final class DeliveryQueries {
+
+    private final DSLContext db;
+
+    /** {@code db} is already mapped to the configured table names. */
+    DeliveryQueries(DSLContext db) {
+        this.db = db;
+    }
+
+    /** One query: the delivery joined with its event, or empty when there is no such delivery. */
+    Optional<DeliveryRow> lookup(UUID deliveryId) {
+        return db.select(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.DISPATCH_ID,
+                        OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ATTEMPTS,
+                        DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS), OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.PAYLOAD)
+                .from(OUTBOX_DELIVERIES)
+                .join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
+                .where(OUTBOX_DELIVERIES.ID.eq(deliveryId))
+                .fetchOptional(r -> new DeliveryRow(r.value1(), r.value2(), r.value3() == OutboxDeliveryStatus.dispatched, r.value4(),
+                        r.value3().getLiteral(), r.value5(), r.value6(), r.value7(), r.value8(), r.value9(), r.value10().data()));
+    }
+
+    /** True while the delivery is dispatched with this dispatch id. */
+    boolean isCurrent(UUID deliveryId, UUID dispatchId) {
+        return db.fetchExists(db.selectOne().from(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.ID.eq(deliveryId))
+                .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(dispatchId))
+                .and(OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched)));
+    }
+}

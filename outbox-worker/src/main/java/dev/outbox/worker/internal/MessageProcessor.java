@@ -1,0 +1,281 @@
+package dev.outbox.worker.internal;
+
+import dev.outbox.api.DeliveryMessage;
+import dev.outbox.api.EventSerializer;
+import dev.outbox.api.MalformedMessageException;
+import dev.outbox.api.internal.DeliveryLog;
+import dev.outbox.api.internal.RetryOutcome;
+import dev.outbox.worker.RetryableOutboxException;
+import dev.outbox.worker.internal.WorkerTransitions.Dispatch;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * What the worker does with one message: read the ids, find the delivery, require it dispatched with
+ * the message's dispatch id and job type, load and deserialize the event, call the handler, write the
+ * outcome (T5 grouped through {@link CompletionWriter}; T6, T7, T8 at once), and only then acknowledge.
+ * Nothing a message holds can make it throw: a message that cannot be handled is rejected without
+ * requeue, with a WARNING naming the ids that could be read.
+ */
+final class MessageProcessor {
+
+    private static final Logger log = LoggerFactory.getLogger(MessageProcessor.class);
+
+    /** A message whose dispatch this worker is handling right now. */
+    static final class Running {
+        final Dispatch dispatch;
+        final UUID eventId;
+        final String jobType;
+        final Settlement settlement;
+        volatile boolean inHandler;
+
+        Running(Dispatch dispatch, UUID eventId, String jobType, Settlement settlement) {
+            this.dispatch = dispatch;
+            this.eventId = eventId;
+            this.jobType = jobType;
+            this.settlement = settlement;
+        }
+    }
+
+    private final DSLContext dsl;
+    private final DeliveryQueries queries;
+    private final WorkerTransitions transitions;
+    private final CompletionWriter completions;
+    private final EventSerializer serializer;
+    private final Map<String, Registration<?>> handlers;
+    private final Map<UUID, Running> running = new ConcurrentHashMap<>();
+
+    MessageProcessor(DSLContext dsl, DeliveryQueries queries, WorkerTransitions transitions, CompletionWriter completions,
+            EventSerializer serializer, Map<String, Registration<?>> handlers) {
+        this.dsl = dsl;
+        this.queries = queries;
+        this.transitions = transitions;
+        this.completions = completions;
+        this.serializer = serializer;
+        this.handlers = Map.copyOf(handlers);
+    }
+
+    /** Handles one message from {@code queue}; never throws. */
+    void process(String queue, byte[] body, Settlement settlement) {
+        DeliveryMessage message;
+        try {
+            message = DeliveryMessage.fromJson(body);
+        } catch (MalformedMessageException e) {
+            malformed(queue, e, settlement);
+            return;
+        } catch (RuntimeException e) {
+            log.warn("unreadable message on queue {} rejected ({})", queue, e.getClass().getName());
+            settlement.reject();
+            return;
+        }
+        Dispatch dispatch = new Dispatch(message.deliveryId(), message.dispatchId());
+        Running run = new Running(dispatch, message.eventId(), message.jobType(), settlement);
+        if (running.putIfAbsent(dispatch.dispatchId(), run) != null) {
+            putIds(message.eventId(), message.deliveryId());
+            try {
+                log.warn("message for delivery {} dispatch {} arrived again while that dispatch is being handled here; dropped",
+                        message.deliveryId(), message.dispatchId());
+            } finally {
+                clearIds();
+            }
+            settlement.ack();
+            return;
+        }
+        boolean handedOver = false;
+        try {
+            handedOver = handle(queue, message, run);
+        } catch (Throwable t) {
+            // an Error while writing an outcome (out of memory, say): keep the consumer alive
+            log.error("could not settle delivery {} dispatch {} ({}); message rejected, the delivery will time out and be retried",
+                    message.deliveryId(), message.dispatchId(), t.getClass().getName());
+            settlement.reject();
+        } finally {
+            if (!handedOver) {
+                running.remove(dispatch.dispatchId(), run);
+            }
+        }
+    }
+
+    /** True when the completion was handed to the writer (which then ends the run). */
+    private boolean handle(String queue, DeliveryMessage message, Running run) {
+        Optional<DeliveryRow> found;
+        try {
+            found = queries.lookup(message.deliveryId());
+        } catch (RuntimeException e) {
+            log.error("could not read delivery {} ({}); message rejected, the delivery will time out and be retried",
+                    message.deliveryId(), e.getClass().getName());
+            run.settlement.reject();
+            return false;
+        }
+        if (found.isEmpty()) {
+            putIds(message.eventId(), message.deliveryId());
+            try {
+                log.warn("message for unknown delivery {} dispatch {} on queue {}; dropped", message.deliveryId(), message.dispatchId(), queue);
+            } finally {
+                clearIds();
+            }
+            run.settlement.ack();
+            return false;
+        }
+        DeliveryRow row = found.get();
+        putIds(row.eventId(), row.deliveryId());
+        try {
+            return handle(message, row, run);
+        } finally {
+            clearIds();
+        }
+    }
+
+    private boolean handle(DeliveryMessage message, DeliveryRow row, Running run) {
+        Dispatch dispatch = run.dispatch;
+        if (!row.isCurrent(message.dispatchId())) {
+            log.warn("message for delivery {} dispatch {} dropped without running the job: the delivery is {} with dispatch {}"
+                    + " (settled, or dispatched again)", row.deliveryId(), message.dispatchId(), row.status(), row.dispatchId());
+            run.settlement.ack();
+            return false;
+        }
+        if (!row.jobType().equals(message.jobType())) {
+            log.warn("message for delivery {} dispatch {} names job type {} but the delivery's job type is {}",
+                    row.deliveryId(), message.dispatchId(), message.jobType(), row.jobType());
+            failAndAck(row, run, WorkerTransitions.BAD_MESSAGE, null);
+            return false;
+        }
+        Registration<?> registration = handlers.get(row.jobType());
+        if (registration == null) {
+            log.warn("no handler for job type {} (delivery {}, dispatch {}, queue {})",
+                    row.jobType(), row.deliveryId(), message.dispatchId(), row.queue());
+            failAndAck(row, run, WorkerTransitions.UNKNOWN_JOB_TYPE, null);
+            return false;
+        }
+        Object event;
+        try {
+            event = java.util.Objects.requireNonNull(serializer.deserialize(row.payload(), registration.eventClass()), "event");
+        } catch (RuntimeException e) {
+            log.warn("event {} of delivery {} (type {}) cannot be read as {} ({})", row.eventId(), row.deliveryId(), row.eventType(),
+                    registration.eventClass().getName(), e.getClass().getName());
+            failAndAck(row, run, WorkerTransitions.UNDESERIALIZABLE_EVENT, null);
+            return false;
+        }
+
+        Throwable failure = null;
+        run.inHandler = true;
+        try {
+            registration.invoke(event, new JobContextImpl(row, dispatch.dispatchId(), queries));
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            run.inHandler = false;
+        }
+        boolean interrupted = Thread.interrupted(); // write the outcome even if the job left the thread interrupted
+        try {
+            if (failure == null) {
+                completions.submit(new CompletionWriter.Completed(dispatch, row.eventId(), run.settlement,
+                        () -> running.remove(dispatch.dispatchId(), run)));
+                return true;
+            }
+            if (failure instanceof RetryableOutboxException) {
+                Optional<RetryOutcome> outcome = transitions.retryOrFail(dsl, dispatch);
+                if (outcome.isPresent()) {
+                    DeliveryLog.retryOutcome(log, outcome.get(), "retryable_error");
+                } else {
+                    notCurrent("retry", dispatch);
+                }
+                run.settlement.ack();
+            } else if (failure instanceof Error) {
+                died(run, failure.getClass().getName());
+            } else {
+                failAndAck(row, run, WorkerTransitions.JOB_FAILED, failure.getClass().getName());
+            }
+            return false;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** T7 with a safe reason, logged, then the ack. */
+    private void failAndAck(DeliveryRow row, Running run, String reason, @Nullable String exceptionClass) {
+        if (transitions.fail(dsl, run.dispatch, reason)) {
+            log.error("delivery {} of event {} ({}, queue {}): failed for good on attempt {}, reason {}{}", row.deliveryId(),
+                    row.eventId(), row.jobType(), row.queue(), row.attempts(), reason, exceptionClass == null ? "" : " (" + exceptionClass + ")");
+        } else {
+            notCurrent("failure", run.dispatch);
+        }
+        run.settlement.ack();
+    }
+
+    /** T8 for a dispatch whose job died or could not finish before shutdown, logged, then the ack. */
+    void died(Running run, String why) {
+        if (transitions.workerDied(dsl, run.dispatch)) {
+            log.error("delivery {} of event {} ({}): worker died running the job ({}); marked failed worker_died",
+                    run.dispatch.deliveryId(), run.eventId, run.jobType, why);
+        } else {
+            notCurrent("worker death", run.dispatch);
+        }
+        run.settlement.ack();
+    }
+
+    /** Dispatches whose handler is running now. */
+    List<Running> inHandler() {
+        List<Running> result = new ArrayList<>();
+        for (Running r : running.values()) {
+            if (r.inHandler) {
+                result.add(r);
+            }
+        }
+        return result;
+    }
+
+    private void malformed(String queue, MalformedMessageException e, Settlement settlement) {
+        UUID eventId = e.eventId().orElse(null);
+        UUID deliveryId = e.deliveryId().orElse(null);
+        UUID dispatchId = e.dispatchId().orElse(null);
+        putIds(eventId, deliveryId);
+        try {
+            // the exception's message is our own text naming the field, never the body
+            log.warn("{} on queue {} (event {}, delivery {}, dispatch {}); rejected", e.getMessage(), queue, eventId, deliveryId, dispatchId);
+            if (deliveryId != null && dispatchId != null) {
+                Dispatch dispatch = new Dispatch(deliveryId, dispatchId);
+                try {
+                    if (transitions.fail(dsl, dispatch, WorkerTransitions.BAD_MESSAGE)) {
+                        log.error("delivery {} dispatch {}: failed for good, reason bad_message", deliveryId, dispatchId);
+                    }
+                } catch (RuntimeException db) {
+                    log.error("could not fail delivery {} ({})", deliveryId, db.getClass().getName());
+                }
+            }
+        } finally {
+            clearIds();
+        }
+        settlement.reject();
+    }
+
+    private static void notCurrent(String what, Dispatch dispatch) {
+        log.warn("{} of delivery {} dispatch {} found no row: that dispatch is no longer current; nothing changed",
+                what, dispatch.deliveryId(), dispatch.dispatchId());
+    }
+
+    private static void putIds(@Nullable UUID eventId, @Nullable UUID deliveryId) {
+        if (eventId != null) {
+            MDC.put(DeliveryLog.MDC_EVENT_ID, eventId.toString());
+        }
+        if (deliveryId != null) {
+            MDC.put(DeliveryLog.MDC_DELIVERY_ID, deliveryId.toString());
+        }
+    }
+
+    private static void clearIds() {
+        MDC.remove(DeliveryLog.MDC_EVENT_ID);
+        MDC.remove(DeliveryLog.MDC_DELIVERY_ID);
+    }
+}
