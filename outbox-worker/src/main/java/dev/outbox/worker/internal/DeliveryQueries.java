@@ -3,6 +3,8 @@ package dev.outbox.worker.internal;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
+import dev.outbox.api.internal.OutboxDsl;
+import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import java.util.Optional;
 import java.util.UUID;
@@ -12,16 +14,24 @@ import org.jooq.impl.DSL;
 /** The worker's reads: the delivery with its event before a handler runs, and "is this dispatch current?". */
 final class DeliveryQueries {
 
-    private final DSLContext db;
+    /**
+     * A mapped context per thread, never shared between threads: jOOQ's render mapping is not safe for
+     * concurrent first use of one configuration (seen here as queries rendered with the generated
+     * schema name; jOOQ issues 11519/11524).
+     */
+    private final ThreadLocal<DSLContext> mapped;
 
-    /** {@code db} is already mapped to the configured table names. */
-    DeliveryQueries(DSLContext db) {
-        this.db = db;
+    DeliveryQueries(DSLContext dsl, OutboxTables tables) {
+        this.mapped = ThreadLocal.withInitial(() -> OutboxDsl.mapped(dsl, tables));
+    }
+
+    private DSLContext db() {
+        return mapped.get();
     }
 
     /** One query: the delivery joined with its event, or empty when there is no such delivery. */
     Optional<DeliveryRow> lookup(UUID deliveryId) {
-        return db.select(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.DISPATCH_ID,
+        return db().select(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.DISPATCH_ID,
                         OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ATTEMPTS,
                         DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS), OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.PAYLOAD)
                 .from(OUTBOX_DELIVERIES)
@@ -33,6 +43,7 @@ final class DeliveryQueries {
 
     /** True while the delivery is dispatched with this dispatch id. */
     boolean isCurrent(UUID deliveryId, UUID dispatchId) {
+        DSLContext db = db();
         return db.fetchExists(db.selectOne().from(OUTBOX_DELIVERIES)
                 .where(OUTBOX_DELIVERIES.ID.eq(deliveryId))
                 .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(dispatchId))

@@ -225,6 +225,11 @@ final class MessageProcessor {
         run.settlement.ack();
     }
 
+    /** Runs the lookup once, before any consumer starts: checks that the tables answer. */
+    void warmUp() {
+        queries.lookup(new UUID(0, 0));
+    }
+
     /** Dispatches whose handler is running now. */
     List<Running> inHandler() {
         List<Running> result = new ArrayList<>();

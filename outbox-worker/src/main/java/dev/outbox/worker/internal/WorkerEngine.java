@@ -5,7 +5,6 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.api.EventSerializer;
 import dev.outbox.api.OutboxException;
 import dev.outbox.api.internal.DeliveryTransitions;
-import dev.outbox.api.internal.OutboxDsl;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.worker.QueueSettings;
 import java.time.Clock;
@@ -47,10 +46,10 @@ public final class WorkerEngine {
 
     public WorkerEngine(Settings settings) {
         this.settings = settings;
-        DSLContext db = OutboxDsl.mapped(settings.dsl(), settings.tables());
+        DSLContext db = settings.dsl(); // every query maps it to the configured names itself
         WorkerTransitions transitions = new WorkerTransitions(new DeliveryTransitions(settings.tables(), settings.clock()));
         this.completions = new CompletionWriter(db, transitions, settings.name() + "-completions");
-        this.processor = new MessageProcessor(db, new DeliveryQueries(db), transitions, completions, settings.serializer(), settings.handlers());
+        this.processor = new MessageProcessor(db, new DeliveryQueries(db, settings.tables()), transitions, completions, settings.serializer(), settings.handlers());
         this.hook = new Thread(this::closeFromHook, settings.name() + "-shutdown");
     }
 
@@ -61,6 +60,13 @@ public final class WorkerEngine {
         }
         if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException("this worker was started already");
+        }
+        try {
+            processor.warmUp();
+        } catch (RuntimeException e) {
+            closed.set(true);
+            throw new OutboxException("the worker cannot read the outbox tables " + settings.tables() + " (" + e.getClass().getName()
+                    + "); are the migrations applied and the table names right?", e);
         }
         try {
             Connection c = settings.connectionFactory().newConnection(settings.name());
