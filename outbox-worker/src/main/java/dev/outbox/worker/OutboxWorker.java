@@ -187,7 +187,10 @@ public final class OutboxWorker implements AutoCloseable {
             return this;
         }
 
-        /** Whether the worker declares each queue (durable, no arguments) before consuming. Default true. */
+        /**
+         * Whether the worker declares each queue that does not exist yet (durable, classic, no
+         * arguments) before consuming; an existing queue is used as it is. Default true.
+         */
         public Builder declareQueues(boolean declareQueues) {
             this.declareQueues = declareQueues;
             return this;

@@ -49,15 +49,12 @@ final class QueueConsumer {
                 });
     }
 
-    void start(Connection connection) throws IOException {
-        Channel ch = connection.createChannel();
-        if (ch == null) {
-            throw new IOException("no channel available on the AMQP connection");
-        }
-        channel = ch;
+    void start(Connection connection) throws Exception {
         if (declare) {
-            ch.queueDeclare(queue, true, false, false, null);
+            declare(connection);
         }
+        Channel ch = open(connection);
+        channel = ch;
         ch.basicQos(settings.prefetch());
         consumerTag = ch.basicConsume(queue, false, new DefaultConsumer(ch) {
             @Override
@@ -79,6 +76,32 @@ final class QueueConsumer {
             }
         });
         log.info("consuming queue {} with concurrency {} and prefetch {}", queue, settings.concurrency(), settings.prefetch());
+    }
+
+    /**
+     * Declares the queue (durable, classic, no arguments) unless it exists: an existing queue is used as
+     * it is, whatever its arguments (a relay may have declared it as a quorum queue).
+     */
+    private void declare(Connection connection) throws Exception {
+        Channel probe = open(connection);
+        try {
+            probe.queueDeclarePassive(queue);
+            probe.close();
+            return;
+        } catch (IOException e) {
+            // 404: no such queue yet; the broker closed the probe channel
+        }
+        Channel ch = open(connection);
+        ch.queueDeclare(queue, true, false, false, null);
+        ch.close();
+    }
+
+    private static Channel open(Connection connection) throws IOException {
+        Channel ch = connection.createChannel();
+        if (ch == null) {
+            throw new IOException("no channel available on the AMQP connection");
+        }
+        return ch;
     }
 
     private void accept(Channel ch, long deliveryTag, byte[] body) {
