@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.EventType;
+import dev.outbox.api.internal.DeliveryLog;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.testing.PostgresSchemaExtension;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.MDC;
 
 /** What the worker writes for each way a handler can end, and which messages it refuses to run. */
 class OutcomesIT {
@@ -92,6 +94,7 @@ class OutcomesIT {
             seen.add(event);
             seen.add(List.of(context.eventId(), context.deliveryId(), context.dispatchId(), context.attempt(), context.lastAttempt(),
                     context.jobType(), context.eventType(), context.queue(), context.isCurrentAttempt()));
+            seen.add(MDC.get(DeliveryLog.MDC_EVENT_ID) + " " + MDC.get(DeliveryLog.MDC_DELIVERY_ID));
         });
         Sent sent = send(1, List.of(60));
 
@@ -102,7 +105,8 @@ class OutcomesIT {
         assertThat(row.getDeliveryTimeoutAt()).isNull();
         assertThat(row.getDispatchId()).isEqualTo(sent.dispatchId());
         assertThat(seen).containsExactly(new OrderPlaced(1, "a@example.com"),
-                List.of(sent.eventId(), sent.deliveryId(), sent.dispatchId(), 1, false, JOB, "order.placed", queue, true));
+                List.of(sent.eventId(), sent.deliveryId(), sent.dispatchId(), 1, false, JOB, "order.placed", queue, true),
+                sent.eventId() + " " + sent.deliveryId());
         worker.close();
         assertThat(fixture.ready(queue)).as("acknowledged, so nothing comes back when the worker closes").isZero();
     }
@@ -171,7 +175,8 @@ class OutcomesIT {
         assertThat(row.getAttempts()).isEqualTo(1);
         assertThat(row.getDeliveryTimeoutAt()).isNull();
         await().atMost(Duration.ofSeconds(5))
-                .until(() -> logs.lines("ERROR", sent.deliveryId(), "job_failed", "java.lang.IllegalStateException").size() == 1);
+                .until(() -> logs.lines("ERROR", sent.deliveryId(), "job_failed", "java.lang.IllegalStateException",
+                        "[event=" + sent.eventId() + " delivery=" + sent.deliveryId() + "]").size() == 1);
         assertThat(logs.lines()).noneMatch(l -> l.contains("4111"));
         worker.close();
         assertThat(fixture.ready(queue)).isZero();
