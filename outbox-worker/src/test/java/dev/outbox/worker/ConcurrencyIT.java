@@ -39,21 +39,21 @@ class ConcurrencyIT {
             String queue = fixture.queue("bulk");
             List<Sent> sent = fixture.dispatchedInBulk(
                     IntStream.range(0, DELIVERIES).mapToObj(i -> new OrderPlaced(i)).toList(), "send-confirmation", queue);
+            for (Sent s : sent) {
+                fixture.publish(s);
+            }
             Map<UUID, AtomicInteger> runs = new ConcurrentHashMap<>();
             try (OutboxWorker worker = fixture.worker().queue(queue, 8, 200)
                     .handler("send-confirmation", OrderPlaced.class,
                             (event, context) -> runs.computeIfAbsent(context.deliveryId(), k -> new AtomicInteger()).incrementAndGet())
                     .build()) {
-                worker.start();
                 long start = System.nanoTime();
-                for (Sent s : sent) {
-                    fixture.publish(s);
-                }
+                worker.start();
                 await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                         .until(() -> fixture.mapped.fetchCount(OUTBOX_DELIVERIES,
                                 OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed)) == DELIVERIES);
                 long millis = (System.nanoTime() - start) / 1_000_000;
-                System.out.printf("ConcurrencyIT: %d deliveries completed in %d ms (%.0f/s, publishing included)%n",
+                System.out.printf("ConcurrencyIT: %d deliveries completed in %d ms (%.0f/s, a backlog drained from the worker's start)%n",
                         DELIVERIES, millis, DELIVERIES * 1000.0 / Math.max(1, millis));
             }
 

@@ -6,7 +6,9 @@ import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 import dev.outbox.api.internal.OutboxDsl;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
-import java.util.Optional;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
@@ -29,16 +31,18 @@ final class DeliveryQueries {
         return mapped.get();
     }
 
-    /** One query: the delivery joined with its event, or empty when there is no such delivery. */
-    Optional<DeliveryRow> lookup(UUID deliveryId) {
-        return db().select(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.DISPATCH_ID,
+    /** One query: the deliveries joined with their events, by delivery id; unknown ids are absent. */
+    Map<UUID, DeliveryRow> lookup(Collection<UUID> deliveryIds) {
+        Map<UUID, DeliveryRow> rows = new HashMap<>();
+        db().select(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.DISPATCH_ID,
                         OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ATTEMPTS,
                         DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS), OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.PAYLOAD)
                 .from(OUTBOX_DELIVERIES)
                 .join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
-                .where(OUTBOX_DELIVERIES.ID.eq(deliveryId))
-                .fetchOptional(r -> new DeliveryRow(r.value1(), r.value2(), r.value3() == OutboxDeliveryStatus.dispatched, r.value4(),
-                        r.value3().getLiteral(), r.value5(), r.value6(), r.value7(), r.value8(), r.value9(), r.value10().data()));
+                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds.toArray(UUID[]::new))))
+                .forEach(r -> rows.put(r.value1(), new DeliveryRow(r.value1(), r.value2(), r.value3() == OutboxDeliveryStatus.dispatched,
+                        r.value4(), r.value3().getLiteral(), r.value5(), r.value6(), r.value7(), r.value8(), r.value9(), r.value10().data())));
+        return rows;
     }
 
     /** True while the delivery is dispatched with this dispatch id. */

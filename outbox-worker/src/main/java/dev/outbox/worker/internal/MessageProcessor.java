@@ -32,16 +32,18 @@ final class MessageProcessor {
 
     /** A message whose dispatch this worker is handling right now. */
     static final class Running {
+        final DeliveryMessage message;
         final Dispatch dispatch;
         final UUID eventId;
         final String jobType;
         final Settlement settlement;
         volatile boolean inHandler;
 
-        Running(Dispatch dispatch, UUID eventId, String jobType, Settlement settlement) {
-            this.dispatch = dispatch;
-            this.eventId = eventId;
-            this.jobType = jobType;
+        Running(DeliveryMessage message, Settlement settlement) {
+            this.message = message;
+            this.dispatch = new Dispatch(message.deliveryId(), message.dispatchId());
+            this.eventId = message.eventId();
+            this.jobType = message.jobType();
             this.settlement = settlement;
         }
     }
@@ -64,22 +66,26 @@ final class MessageProcessor {
         this.handlers = Map.copyOf(handlers);
     }
 
-    /** Handles one message from {@code queue}; never throws. */
-    void process(String queue, byte[] body, Settlement settlement) {
+    /**
+     * Reads a message on the consumer's side. Returns the run to look up and hand to a handler thread,
+     * or null when the message was settled here: malformed (rejected, and T7 {@code bad_message} when its
+     * delivery and dispatch ids could be read), or a copy of a dispatch this worker has in hand (acknowledged
+     * and dropped). Never throws.
+     */
+    @Nullable Running accept(String queue, byte[] body, Settlement settlement) {
         DeliveryMessage message;
         try {
             message = DeliveryMessage.fromJson(body);
         } catch (MalformedMessageException e) {
             malformed(queue, e, settlement);
-            return;
+            return null;
         } catch (RuntimeException e) {
             log.warn("unreadable message on queue {} rejected ({})", queue, e.getClass().getName());
             settlement.reject();
-            return;
+            return null;
         }
-        Dispatch dispatch = new Dispatch(message.deliveryId(), message.dispatchId());
-        Running run = new Running(dispatch, message.eventId(), message.jobType(), settlement);
-        if (running.putIfAbsent(dispatch.dispatchId(), run) != null) {
+        Running run = new Running(message, settlement);
+        if (running.putIfAbsent(message.dispatchId(), run) != null) {
             putIds(message.eventId(), message.deliveryId());
             try {
                 log.warn("message for delivery {} dispatch {} arrived again while that dispatch is being handled here; dropped",
@@ -88,50 +94,70 @@ final class MessageProcessor {
                 clearIds();
             }
             settlement.ack();
-            return;
+            return null;
         }
+        return run;
+    }
+
+    /**
+     * Reads the deliveries of {@code runs} with their events in one query. When the database fails,
+     * every message is rejected (its delivery times out and is retried) and the result is null.
+     */
+    @Nullable Map<UUID, DeliveryRow> lookup(List<Running> runs) {
+        try {
+            return queries.lookup(runs.stream().map(r -> r.dispatch.deliveryId()).toList());
+        } catch (RuntimeException e) {
+            log.error("could not read {} deliveries ({}); their messages are rejected, the deliveries will time out and be retried",
+                    runs.size(), e.getClass().getName());
+            for (Running r : runs) {
+                r.settlement.reject();
+                running.remove(r.dispatch.dispatchId(), r);
+            }
+            return null;
+        } catch (Error e) {
+            for (Running r : runs) {
+                r.settlement.reject();
+                running.remove(r.dispatch.dispatchId(), r);
+            }
+            throw e;
+        }
+    }
+
+    /** A run accepted but never started (shutdown): forgotten, and left unacknowledged so that the channel's close gives it back. */
+    void abandon(Running run) {
+        running.remove(run.dispatch.dispatchId(), run);
+    }
+
+    /** Checks, runs the job and writes the outcome, on a handler thread; {@code row} is null for an unknown delivery. Never throws. */
+    void run(String queue, Running run, @Nullable DeliveryRow row) {
+        DeliveryMessage message = run.message;
         boolean handedOver = false;
         try {
-            handedOver = handle(queue, message, run);
+            if (row == null) {
+                putIds(message.eventId(), message.deliveryId());
+                try {
+                    log.warn("message for unknown delivery {} dispatch {} on queue {}; dropped", message.deliveryId(), message.dispatchId(), queue);
+                } finally {
+                    clearIds();
+                }
+                run.settlement.ack();
+                return;
+            }
+            putIds(row.eventId(), row.deliveryId());
+            try {
+                handedOver = handle(message, row, run);
+            } finally {
+                clearIds();
+            }
         } catch (Throwable t) {
             // an Error while writing an outcome (out of memory, say): keep the consumer alive
             log.error("could not settle delivery {} dispatch {} ({}); message rejected, the delivery will time out and be retried",
                     message.deliveryId(), message.dispatchId(), t.getClass().getName());
-            settlement.reject();
+            run.settlement.reject();
         } finally {
             if (!handedOver) {
-                running.remove(dispatch.dispatchId(), run);
+                running.remove(run.dispatch.dispatchId(), run);
             }
-        }
-    }
-
-    /** True when the completion was handed to the writer (which then ends the run). */
-    private boolean handle(String queue, DeliveryMessage message, Running run) {
-        Optional<DeliveryRow> found;
-        try {
-            found = queries.lookup(message.deliveryId());
-        } catch (RuntimeException e) {
-            log.error("could not read delivery {} ({}); message rejected, the delivery will time out and be retried",
-                    message.deliveryId(), e.getClass().getName());
-            run.settlement.reject();
-            return false;
-        }
-        if (found.isEmpty()) {
-            putIds(message.eventId(), message.deliveryId());
-            try {
-                log.warn("message for unknown delivery {} dispatch {} on queue {}; dropped", message.deliveryId(), message.dispatchId(), queue);
-            } finally {
-                clearIds();
-            }
-            run.settlement.ack();
-            return false;
-        }
-        DeliveryRow row = found.get();
-        putIds(row.eventId(), row.deliveryId());
-        try {
-            return handle(message, row, run);
-        } finally {
-            clearIds();
         }
     }
 
@@ -227,7 +253,7 @@ final class MessageProcessor {
 
     /** Runs the lookup once, before any consumer starts: checks that the tables answer. */
     void warmUp() {
-        queries.lookup(new UUID(0, 0));
+        queries.lookup(List.of(new UUID(0, 0)));
     }
 
     /** Dispatches whose handler is running now. */

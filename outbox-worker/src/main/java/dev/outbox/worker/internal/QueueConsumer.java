@@ -8,7 +8,13 @@ import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.outbox.worker.QueueSettings;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -19,18 +25,26 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One physical queue: a channel of its own with QoS {@code prefetch}, one consumer with manual
- * acknowledgements, and {@code concurrency} handler threads. The consumer thread only hands messages
- * to the handler threads; outcomes are acknowledged from there, serialized on the channel.
+ * acknowledgements, a lookup thread and {@code concurrency} handler threads. The consumer thread only
+ * queues what arrives; the lookup thread reads the messages and looks their deliveries up in groups
+ * (one query for all that arrived meanwhile), at most {@code 2 × concurrency} ahead of the handlers so
+ * that what it read is fresh when a handler starts; handler threads run the jobs and write the outcomes.
+ * Acknowledgements are serialized on the channel.
  */
 final class QueueConsumer {
 
     private static final Logger log = LoggerFactory.getLogger(QueueConsumer.class);
+
+    static final int MAX_GROUP = 100;
 
     private final String queue;
     private final QueueSettings settings;
     private final boolean declare;
     private final MessageProcessor processor;
     private final ThreadPoolExecutor handlers;
+    private final BlockingQueue<Incoming> incoming = new LinkedBlockingQueue<>();
+    private final Semaphore ahead;
+    private final Thread lookups;
     private @Nullable Channel channel;
     private @Nullable String consumerTag;
     private volatile boolean stopping;
@@ -47,7 +61,12 @@ final class QueueConsumer {
                     t.setDaemon(true);
                     return t;
                 });
+        this.ahead = new Semaphore(2 * settings.concurrency());
+        this.lookups = new Thread(this::lookUp, "outbox-worker-" + queue + "-lookup");
+        this.lookups.setDaemon(true);
     }
+
+    private record Incoming(byte[] body, Settlement settlement) {}
 
     void start(Connection connection) throws Exception {
         if (declare) {
@@ -55,6 +74,7 @@ final class QueueConsumer {
         }
         Channel ch = open(connection);
         channel = ch;
+        lookups.start();
         ch.basicQos(settings.prefetch());
         consumerTag = ch.basicConsume(queue, false, new DefaultConsumer(ch) {
             @Override
@@ -105,24 +125,91 @@ final class QueueConsumer {
     }
 
     private void accept(Channel ch, long deliveryTag, byte[] body) {
-        if (stopping) {
-            return; // left unacknowledged: closing the channel gives it back untouched
+        if (!stopping) { // when stopping, left unacknowledged: closing the channel gives it back
+            incoming.add(new Incoming(body, new Settlement(ch, deliveryTag)));
         }
-        Settlement settlement = new Settlement(ch, deliveryTag);
+    }
+
+    /** The lookup thread: groups what has arrived, one query per group, then hands each message to a handler thread. */
+    private void lookUp() {
+        List<MessageProcessor.Running> group = new ArrayList<>();
         try {
-            handlers.execute(() -> {
-                if (!stopping) {
-                    processor.process(queue, body, settlement);
+            while (!stopping) {
+                Incoming first = incoming.poll(50, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
                 }
-            });
-        } catch (RejectedExecutionException e) {
-            // shutting down: the message was never handled; the channel's close gives it back
+                while (!ahead.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+                    if (stopping) {
+                        return; // first stays unacknowledged
+                    }
+                }
+                accept(first, group);
+                while (group.size() < MAX_GROUP && ahead.tryAcquire()) {
+                    Incoming next = incoming.poll();
+                    if (next == null) {
+                        ahead.release();
+                        break;
+                    }
+                    accept(next, group);
+                }
+                if (!group.isEmpty()) {
+                    handOver(group);
+                    group.clear();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Throwable t) {
+            log.error("the lookup thread of queue {} stopped ({}); the worker no longer consumes this queue", queue, t.getClass().getName());
+        }
+    }
+
+    private void accept(Incoming in, List<MessageProcessor.Running> group) {
+        MessageProcessor.Running run = processor.accept(queue, in.body(), in.settlement());
+        if (run == null) {
+            ahead.release(); // settled already
+        } else {
+            group.add(run);
+        }
+    }
+
+    private void handOver(List<MessageProcessor.Running> group) {
+        Map<UUID, DeliveryRow> rows = processor.lookup(group);
+        if (rows == null) {
+            ahead.release(group.size()); // all rejected
+            return;
+        }
+        for (MessageProcessor.Running run : group) {
+            try {
+                handlers.execute(() -> {
+                    try {
+                        if (stopping) {
+                            processor.abandon(run);
+                        } else {
+                            processor.run(queue, run, rows.get(run.dispatch.deliveryId()));
+                        }
+                    } finally {
+                        ahead.release();
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                processor.abandon(run); // shutting down: never started, the channel's close gives it back
+                ahead.release();
+            }
         }
     }
 
     /** Stops taking messages; handlers already running go on; messages not yet started will not start. */
     void stopConsuming() {
         stopping = true;
+        if (lookups.isAlive()) {
+            try {
+                lookups.join(10_000); // it stops within 50 ms, or after the group it is handing over
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         Channel ch = channel;
         String tag = consumerTag;
         if (ch != null && tag != null && ch.isOpen()) {
