@@ -43,7 +43,7 @@ class ConcurrencyIT {
                 fixture.publish(s);
             }
             Map<UUID, AtomicInteger> runs = new ConcurrentHashMap<>();
-            try (OutboxWorker worker = fixture.worker().queue(queue, 8, 200)
+            try (OutboxWorker worker = fixture.worker().queue(queue, 8, 500)
                     .handler("send-confirmation", OrderPlaced.class,
                             (event, context) -> runs.computeIfAbsent(context.deliveryId(), k -> new AtomicInteger()).incrementAndGet())
                     .build()) {

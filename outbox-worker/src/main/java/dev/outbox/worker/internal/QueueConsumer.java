@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * One physical queue: a channel of its own with QoS {@code prefetch}, one consumer with manual
  * acknowledgements, a lookup thread and {@code concurrency} handler threads. The consumer thread only
  * queues what arrives; the lookup thread reads the messages and looks their deliveries up in groups
- * (one query for all that arrived meanwhile), at most {@code 2 × concurrency} ahead of the handlers so
+ * (one query for all that arrived meanwhile), at most {@code max(32, 4 × concurrency)} ahead of the handlers so
  * that what it read is fresh when a handler starts; handler threads run the jobs and write the outcomes.
  * Acknowledgements are serialized on the channel.
  */
@@ -36,6 +36,7 @@ final class QueueConsumer {
     private static final Logger log = LoggerFactory.getLogger(QueueConsumer.class);
 
     static final int MAX_GROUP = 100;
+    static final int MAX_AHEAD_MIN = 32;
 
     private final String queue;
     private final QueueSettings settings;
@@ -61,7 +62,7 @@ final class QueueConsumer {
                     t.setDaemon(true);
                     return t;
                 });
-        this.ahead = new Semaphore(2 * settings.concurrency());
+        this.ahead = new Semaphore(Math.max(MAX_AHEAD_MIN, 4 * settings.concurrency()));
         this.lookups = new Thread(this::lookUp, "outbox-worker-" + queue + "-lookup");
         this.lookups.setDaemon(true);
     }
