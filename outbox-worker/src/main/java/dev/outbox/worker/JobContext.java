@@ -1,0 +1,34 @@
+package dev.outbox.worker;
+
+import java.util.UUID;
+
+/** What a handler knows about the delivery it is running. Valid during the handler call. */
+public interface JobContext {
+
+    UUID eventId();
+
+    UUID deliveryId();
+
+    /** This dispatch of the delivery; a result counts only while it is the current one. */
+    UUID dispatchId();
+
+    /** The attempt number, from 1. */
+    int attempt();
+
+    /** True when a failure of this attempt is final: the delivery has no retry left. */
+    boolean lastAttempt();
+
+    String jobType();
+
+    String eventType();
+
+    /** The queue the message came from. */
+    String queue();
+
+    /**
+     * Asks the database whether this dispatch is still the current one (the delivery is dispatched
+     * with this dispatch id). One cheap query; a job that works in pages calls it between pages and
+     * stops when it returns false (the delivery timed out and was dispatched again, or was settled).
+     */
+    boolean isCurrentAttempt();
+}

@@ -1,0 +1,246 @@
+package dev.outbox.worker;
+
+import com.rabbitmq.client.ConnectionFactory;
+import dev.outbox.api.EventSerializer;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.worker.internal.Registration;
+import dev.outbox.worker.internal.WorkerEngine;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The worker a job service embeds: consumes the outbox's job queues, runs the handler registered for
+ * each message's job type and writes the outcome back to the deliveries table.
+ *
+ * <pre>{@code
+ * try (OutboxWorker worker = OutboxWorker.builder()
+ *         .dataSource(dataSource)
+ *         .amqpUri("amqp://guest:guest@localhost:5672/%2F")
+ *         .queue("emails", QueueSettings.of(8, 200))
+ *         .handler("send-confirmation", OrderPlaced.class, (event, context) -> mailer.send(event))
+ *         .build()) {
+ *     worker.start();
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>For each message the worker reads the ids, finds the delivery and requires it dispatched with the
+ * message's dispatch id and job type (otherwise the message is acknowledged and dropped with a
+ * WARNING, without calling the handler), loads and deserializes the event, calls the handler, and
+ * writes in one short statement:
+ * <ul>
+ *   <li>returned normally: completed (a superseded dispatch that finishes late changes nothing and is
+ *       logged at WARNING);</li>
+ *   <li>{@link RetryableOutboxException}: back to pending with the delivery's next delay, or failed
+ *       {@code retries_exhausted};</li>
+ *   <li>any other exception: failed {@code job_failed} at once (its class is logged, never its message);</li>
+ *   <li>an {@link Error}: failed {@code worker_died}, logged at ERROR; the worker goes on serving.</li>
+ * </ul>
+ * The message is acknowledged only after the database holds the outcome; the broker never requeues a
+ * handled message (the outbox owns retries). Malformed messages are rejected without requeue, and a
+ * delivery they identify is failed with a safe reason ({@code bad_message}, {@code unknown_job_type},
+ * {@code undeserializable_event}).
+ *
+ * <p>{@link #close()} stops consuming, waits up to {@link Builder#shutdownGrace(Duration)} for running
+ * jobs, marks those still running {@code worker_died}, and closes the connection; messages received but
+ * not yet started go back to the queue untouched. A JVM shutdown hook (on by default) does the same on
+ * SIGTERM.
+ */
+public final class OutboxWorker implements AutoCloseable {
+
+    private final WorkerEngine engine;
+
+    private OutboxWorker(WorkerEngine engine) {
+        this.engine = engine;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Connects to the broker and starts consuming every queue. */
+    public void start() {
+        engine.start();
+    }
+
+    /** Graceful shutdown; see the class documentation. A second call does nothing. */
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    /** Settings of an {@link OutboxWorker}; {@link #build()} checks them and names the bad one. */
+    public static final class Builder {
+
+        private static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
+
+        private @Nullable DataSource dataSource;
+        private @Nullable DSLContext dsl;
+        private @Nullable ConnectionFactory connectionFactory;
+        private @Nullable String amqpUri;
+        private OutboxTables tables = OutboxTables.defaults();
+        private EventSerializer serializer = EventSerializer.jackson();
+        private Clock clock = Clock.systemUTC();
+        private final Map<String, QueueSettings> queues = new LinkedHashMap<>();
+        private final Map<String, Registration<?>> handlers = new LinkedHashMap<>();
+        private Duration shutdownGrace = DEFAULT_GRACE;
+        private boolean declareQueues = true;
+        private boolean shutdownHook = true;
+        private String name = "outbox-worker";
+
+        private Builder() {}
+
+        /** The database of the outbox tables. Set this or {@link #dsl(DSLContext)}. */
+        public Builder dataSource(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            return this;
+        }
+
+        /** The application's jOOQ context on the outbox's database. Set this or {@link #dataSource(DataSource)}. */
+        public Builder dsl(DSLContext dsl) {
+            this.dsl = Objects.requireNonNull(dsl, "dsl");
+            return this;
+        }
+
+        /** The broker, as a configured factory (its recovery setting is kept). Set this or {@link #amqpUri(String)}. */
+        public Builder connectionFactory(ConnectionFactory connectionFactory) {
+            this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
+            return this;
+        }
+
+        /**
+         * The broker, as an AMQP URI such as {@code amqp://user:pass@host:5672/%2F}; the connection
+         * recovers automatically after a network failure (messages in flight then come back and are
+         * recognised by their dispatch id).
+         */
+        public Builder amqpUri(String amqpUri) {
+            this.amqpUri = Objects.requireNonNull(amqpUri, "amqpUri");
+            return this;
+        }
+
+        /** The schema and table names chosen at migration time. Default {@link OutboxTables#defaults()}. */
+        public Builder tables(OutboxTables tables) {
+            this.tables = Objects.requireNonNull(tables, "tables");
+            return this;
+        }
+
+        /** Reads events for the handlers. Default {@link EventSerializer#jackson()}. */
+        public Builder serializer(EventSerializer serializer) {
+            this.serializer = Objects.requireNonNull(serializer, "serializer");
+            return this;
+        }
+
+        /** The clock of the timestamps the worker writes. Default the system clock. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Consumes {@code queue} with its own handler threads and prefetch. */
+        public Builder queue(String queue, QueueSettings settings) {
+            Objects.requireNonNull(queue, "queue");
+            Objects.requireNonNull(settings, "settings");
+            if (queue.isBlank() || queue.length() > 255) {
+                throw new IllegalArgumentException("queue must be a non-blank name of at most 255 characters, got '" + queue + "'");
+            }
+            if (queues.putIfAbsent(queue, settings) != null) {
+                throw new IllegalArgumentException("queue '" + queue + "' is configured twice");
+            }
+            return this;
+        }
+
+        /** Consumes {@code queue} with {@code concurrency} handler threads and {@code prefetch} unacknowledged messages. */
+        public Builder queue(String queue, int concurrency, int prefetch) {
+            return queue(queue, QueueSettings.of(concurrency, prefetch));
+        }
+
+        /** Runs {@code handler} for messages of {@code jobType}, with the event read as {@code eventClass}. */
+        public <T> Builder handler(String jobType, Class<T> eventClass, JobHandler<T> handler) {
+            Objects.requireNonNull(jobType, "jobType");
+            Objects.requireNonNull(eventClass, "eventClass");
+            Objects.requireNonNull(handler, "handler");
+            if (jobType.isBlank()) {
+                throw new IllegalArgumentException("jobType must not be blank");
+            }
+            if (handlers.putIfAbsent(jobType, new Registration<>(jobType, eventClass, handler)) != null) {
+                throw new IllegalArgumentException("job type '" + jobType + "' has a handler already");
+            }
+            return this;
+        }
+
+        /** How long {@link OutboxWorker#close()} waits for running jobs. Default 30 s. */
+        public Builder shutdownGrace(Duration shutdownGrace) {
+            Objects.requireNonNull(shutdownGrace, "shutdownGrace");
+            if (shutdownGrace.isNegative()) {
+                throw new IllegalArgumentException("shutdownGrace must not be negative, got " + shutdownGrace);
+            }
+            this.shutdownGrace = shutdownGrace;
+            return this;
+        }
+
+        /**
+         * Whether the worker declares each queue that does not exist yet (durable, classic, no
+         * arguments) before consuming; an existing queue is used as it is. Default true.
+         */
+        public Builder declareQueues(boolean declareQueues) {
+            this.declareQueues = declareQueues;
+            return this;
+        }
+
+        /** Whether a JVM shutdown hook closes the worker on SIGTERM. Default true. */
+        public Builder shutdownHook(boolean shutdownHook) {
+            this.shutdownHook = shutdownHook;
+            return this;
+        }
+
+        /** The name of the AMQP connection and the worker's threads. Default {@code outbox-worker}. */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        public OutboxWorker build() {
+            if ((dataSource == null) == (dsl == null)) {
+                throw new IllegalArgumentException("dataSource or dsl: set exactly one of them");
+            }
+            if ((connectionFactory == null) == (amqpUri == null)) {
+                throw new IllegalArgumentException("connectionFactory or amqpUri: set exactly one of them");
+            }
+            if (queues.isEmpty()) {
+                throw new IllegalArgumentException("queue: configure at least one queue to consume");
+            }
+            if (handlers.isEmpty()) {
+                throw new IllegalArgumentException("handler: register at least one handler");
+            }
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank");
+            }
+            DSLContext context = dsl != null ? dsl : DSL.using(Objects.requireNonNull(dataSource), SQLDialect.POSTGRES);
+            ConnectionFactory factory = connectionFactory != null ? connectionFactory : fromUri(Objects.requireNonNull(amqpUri));
+            return new OutboxWorker(new WorkerEngine(new WorkerEngine.Settings(context, factory, tables, serializer, clock,
+                    queues, handlers, shutdownGrace, declareQueues, shutdownHook, name)));
+        }
+
+        private static ConnectionFactory fromUri(String uri) {
+            ConnectionFactory factory = new ConnectionFactory();
+            try {
+                factory.setUri(URI.create(uri));
+            } catch (Exception e) {
+                // the URI may hold a password: name the field, not the value
+                throw new IllegalArgumentException("amqpUri is not a valid AMQP URI (" + e.getClass().getSimpleName() + ")");
+            }
+            factory.setAutomaticRecoveryEnabled(true);
+            factory.setTopologyRecoveryEnabled(true);
+            return factory;
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package dev.outbox.worker.internal;
+
+import dev.outbox.api.internal.DeliveryLog;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.jooq.DSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * Writes T5 (completed) for the jobs that returned normally, grouped: one thread takes whatever has
+ * queued up (at most {@link #MAX_GROUP} at a time) and completes it in one guarded UPDATE, then
+ * acknowledges each message. A group forms by itself while the previous one is being written, so a
+ * quiet worker writes each completion at once and a busy one saves round trips.
+ */
+final class CompletionWriter implements AutoCloseable {
+
+    static final int MAX_GROUP = 1_000;
+
+    private static final Logger log = LoggerFactory.getLogger(CompletionWriter.class);
+
+    /** A job that returned normally; {@code written} runs once its outcome is settled. */
+    record Completed(WorkerTransitions.Dispatch dispatch, UUID eventId, Settlement settlement, Runnable written) {}
+
+    private final DSLContext dsl;
+    private final WorkerTransitions transitions;
+    private final BlockingQueue<Completed> queue = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private volatile boolean closing;
+    private volatile boolean finished;
+
+    CompletionWriter(DSLContext dsl, WorkerTransitions transitions, String name) {
+        this.dsl = dsl;
+        this.transitions = transitions;
+        this.thread = new Thread(this::run, name);
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    void submit(Completed completed) {
+        queue.add(completed);
+        if (finished) {
+            drainInline(); // a straggler after close: write it here rather than lose it
+        }
+    }
+
+    private void run() {
+        List<Completed> group = new ArrayList<>();
+        try {
+            while (!closing || !queue.isEmpty()) {
+                Completed first = queue.poll(20, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                group.add(first);
+                queue.drainTo(group, MAX_GROUP - 1);
+                write(group);
+                group.clear();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            finished = true;
+            drainInline();
+        }
+    }
+
+    private synchronized void drainInline() {
+        List<Completed> group = new ArrayList<>();
+        while (queue.drainTo(group, MAX_GROUP) > 0) {
+            write(group);
+            group.clear();
+        }
+    }
+
+    private void write(List<Completed> group) {
+        Set<UUID> completed;
+        try {
+            completed = transitions.complete(dsl, group.stream().map(Completed::dispatch).toList());
+        } catch (RuntimeException e) {
+            // the database did not take the outcome: drop the messages; the deliveries time out and are retried
+            log.error("could not write the completion of {} deliveries ({}); their messages are rejected and the deliveries"
+                    + " will be retried after their timeout", group.size(), e.getClass().getName());
+            for (Completed c : group) {
+                c.settlement().reject();
+                c.written().run();
+            }
+            return;
+        }
+        for (Completed c : group) {
+            if (!completed.contains(c.dispatch().deliveryId())) {
+                try (MDC.MDCCloseable ev = MDC.putCloseable(DeliveryLog.MDC_EVENT_ID, c.eventId().toString());
+                        MDC.MDCCloseable de = MDC.putCloseable(DeliveryLog.MDC_DELIVERY_ID, c.dispatch().deliveryId().toString())) {
+                    log.warn("completion of delivery {} dispatch {} found no row: that dispatch is no longer current (a superseded"
+                            + " attempt finished late, or the delivery was settled meanwhile); nothing changed",
+                            c.dispatch().deliveryId(), c.dispatch().dispatchId());
+                }
+            }
+            c.settlement().ack();
+            c.written().run();
+        }
+    }
+
+    /** Writes what is queued, then stops. */
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            thread.join(30_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        drainInline();
+    }
+}

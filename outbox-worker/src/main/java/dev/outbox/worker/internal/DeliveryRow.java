@@ -1,0 +1,18 @@
+package dev.outbox.worker.internal;
+
+import dev.outbox.api.internal.RetryPolicy;
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/** The delivery and its event as the worker reads them before calling a handler. */
+record DeliveryRow(UUID deliveryId, UUID eventId, boolean dispatched, @Nullable UUID dispatchId, String status, String jobType,
+        String queue, int attempts, int retries, String eventType, String payload) {
+
+    boolean isCurrent(UUID dispatch) {
+        return dispatched && dispatch.equals(dispatchId);
+    }
+
+    boolean lastAttempt() {
+        return RetryPolicy.lastAttempt(attempts, retries);
+    }
+}

@@ -1,0 +1,312 @@
+package dev.outbox.worker.internal;
+
+import dev.outbox.api.DeliveryMessage;
+import dev.outbox.api.EventSerializer;
+import dev.outbox.api.MalformedMessageException;
+import dev.outbox.api.internal.DeliveryLog;
+import dev.outbox.api.internal.RetryOutcome;
+import dev.outbox.worker.RetryableOutboxException;
+import dev.outbox.worker.internal.WorkerTransitions.Dispatch;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jooq.DSLContext;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * What the worker does with one message: read the ids, find the delivery, require it dispatched with
+ * the message's dispatch id and job type, load and deserialize the event, call the handler, write the
+ * outcome (T5 grouped through {@link CompletionWriter}; T6, T7, T8 at once), and only then acknowledge.
+ * Nothing a message holds can make it throw: a message that cannot be handled is rejected without
+ * requeue, with a WARNING naming the ids that could be read.
+ */
+final class MessageProcessor {
+
+    private static final Logger log = LoggerFactory.getLogger(MessageProcessor.class);
+
+    /** A message whose dispatch this worker is handling right now. */
+    static final class Running {
+        final DeliveryMessage message;
+        final Dispatch dispatch;
+        final UUID eventId;
+        final String jobType;
+        final Settlement settlement;
+        volatile boolean inHandler;
+
+        Running(DeliveryMessage message, Settlement settlement) {
+            this.message = message;
+            this.dispatch = new Dispatch(message.deliveryId(), message.dispatchId());
+            this.eventId = message.eventId();
+            this.jobType = message.jobType();
+            this.settlement = settlement;
+        }
+    }
+
+    private final DSLContext dsl;
+    private final DeliveryQueries queries;
+    private final WorkerTransitions transitions;
+    private final CompletionWriter completions;
+    private final EventSerializer serializer;
+    private final Map<String, Registration<?>> handlers;
+    private final Map<UUID, Running> running = new ConcurrentHashMap<>();
+
+    MessageProcessor(DSLContext dsl, DeliveryQueries queries, WorkerTransitions transitions, CompletionWriter completions,
+            EventSerializer serializer, Map<String, Registration<?>> handlers) {
+        this.dsl = dsl;
+        this.queries = queries;
+        this.transitions = transitions;
+        this.completions = completions;
+        this.serializer = serializer;
+        this.handlers = Map.copyOf(handlers);
+    }
+
+    /**
+     * Reads a message on the consumer's side. Returns the run to look up and hand to a handler thread,
+     * or null when the message was settled here: malformed (rejected, and T7 {@code bad_message} when its
+     * delivery and dispatch ids could be read), or a copy of a dispatch this worker has in hand (acknowledged
+     * and dropped). Never throws.
+     */
+    @Nullable Running accept(String queue, byte[] body, Settlement settlement) {
+        DeliveryMessage message;
+        try {
+            message = DeliveryMessage.fromJson(body);
+        } catch (MalformedMessageException e) {
+            malformed(queue, e, settlement);
+            return null;
+        } catch (RuntimeException e) {
+            log.warn("unreadable message on queue {} rejected ({})", queue, e.getClass().getName());
+            settlement.reject();
+            return null;
+        }
+        Running run = new Running(message, settlement);
+        if (running.putIfAbsent(message.dispatchId(), run) != null) {
+            putIds(message.eventId(), message.deliveryId());
+            try {
+                log.warn("message for delivery {} dispatch {} arrived again while that dispatch is being handled here; dropped",
+                        message.deliveryId(), message.dispatchId());
+            } finally {
+                clearIds();
+            }
+            settlement.ack();
+            return null;
+        }
+        return run;
+    }
+
+    /**
+     * Reads the deliveries of {@code runs} with their events in one query. When the database fails,
+     * every message is rejected (its delivery times out and is retried) and the result is null.
+     */
+    @Nullable Map<UUID, DeliveryRow> lookup(List<Running> runs) {
+        try {
+            return queries.lookup(runs.stream().map(r -> r.dispatch.deliveryId()).toList());
+        } catch (RuntimeException e) {
+            log.error("could not read {} deliveries ({}); their messages are rejected, the deliveries will time out and be retried",
+                    runs.size(), e.getClass().getName());
+            for (Running r : runs) {
+                r.settlement.reject();
+                running.remove(r.dispatch.dispatchId(), r);
+            }
+            return null;
+        } catch (Error e) {
+            for (Running r : runs) {
+                r.settlement.reject();
+                running.remove(r.dispatch.dispatchId(), r);
+            }
+            throw e;
+        }
+    }
+
+    /** A run accepted but never started (shutdown): forgotten, and left unacknowledged so that the channel's close gives it back. */
+    void abandon(Running run) {
+        running.remove(run.dispatch.dispatchId(), run);
+    }
+
+    /** Checks, runs the job and writes the outcome, on a handler thread; {@code row} is null for an unknown delivery. Never throws. */
+    void run(String queue, Running run, @Nullable DeliveryRow row) {
+        DeliveryMessage message = run.message;
+        boolean handedOver = false;
+        try {
+            if (row == null) {
+                putIds(message.eventId(), message.deliveryId());
+                try {
+                    log.warn("message for unknown delivery {} dispatch {} on queue {}; dropped", message.deliveryId(), message.dispatchId(), queue);
+                } finally {
+                    clearIds();
+                }
+                run.settlement.ack();
+                return;
+            }
+            putIds(row.eventId(), row.deliveryId());
+            try {
+                handedOver = handle(message, row, run);
+            } finally {
+                clearIds();
+            }
+        } catch (Throwable t) {
+            // an Error while writing an outcome (out of memory, say): keep the consumer alive
+            log.error("could not settle delivery {} dispatch {} ({}); message rejected, the delivery will time out and be retried",
+                    message.deliveryId(), message.dispatchId(), t.getClass().getName());
+            run.settlement.reject();
+        } finally {
+            if (!handedOver) {
+                running.remove(run.dispatch.dispatchId(), run);
+            }
+        }
+    }
+
+    private boolean handle(DeliveryMessage message, DeliveryRow row, Running run) {
+        Dispatch dispatch = run.dispatch;
+        if (!row.isCurrent(message.dispatchId())) {
+            log.warn("message for delivery {} dispatch {} dropped without running the job: the delivery is {} with dispatch {}"
+                    + " (settled, or dispatched again)", row.deliveryId(), message.dispatchId(), row.status(), row.dispatchId());
+            run.settlement.ack();
+            return false;
+        }
+        if (!row.jobType().equals(message.jobType())) {
+            log.warn("message for delivery {} dispatch {} names job type {} but the delivery's job type is {}",
+                    row.deliveryId(), message.dispatchId(), message.jobType(), row.jobType());
+            failAndAck(row, run, WorkerTransitions.BAD_MESSAGE, null);
+            return false;
+        }
+        Registration<?> registration = handlers.get(row.jobType());
+        if (registration == null) {
+            log.warn("no handler for job type {} (delivery {}, dispatch {}, queue {})",
+                    row.jobType(), row.deliveryId(), message.dispatchId(), row.queue());
+            failAndAck(row, run, WorkerTransitions.UNKNOWN_JOB_TYPE, null);
+            return false;
+        }
+        Object event;
+        try {
+            event = java.util.Objects.requireNonNull(serializer.deserialize(row.payload(), registration.eventClass()), "event");
+        } catch (RuntimeException e) {
+            log.warn("event {} of delivery {} (type {}) cannot be read as {} ({})", row.eventId(), row.deliveryId(), row.eventType(),
+                    registration.eventClass().getName(), e.getClass().getName());
+            failAndAck(row, run, WorkerTransitions.UNDESERIALIZABLE_EVENT, null);
+            return false;
+        }
+
+        Throwable failure = null;
+        run.inHandler = true;
+        try {
+            registration.invoke(event, new JobContextImpl(row, dispatch.dispatchId(), queries));
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            run.inHandler = false;
+        }
+        boolean interrupted = Thread.interrupted(); // write the outcome even if the job left the thread interrupted
+        try {
+            if (failure == null) {
+                completions.submit(new CompletionWriter.Completed(dispatch, row.eventId(), run.settlement,
+                        () -> running.remove(dispatch.dispatchId(), run)));
+                return true;
+            }
+            if (failure instanceof RetryableOutboxException) {
+                Optional<RetryOutcome> outcome = transitions.retryOrFail(dsl, dispatch);
+                if (outcome.isPresent()) {
+                    DeliveryLog.retryOutcome(log, outcome.get(), "retryable_error");
+                } else {
+                    notCurrent("retry", dispatch);
+                }
+                run.settlement.ack();
+            } else if (failure instanceof Error) {
+                died(run, failure.getClass().getName());
+            } else {
+                failAndAck(row, run, WorkerTransitions.JOB_FAILED, failure.getClass().getName());
+            }
+            return false;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** T7 with a safe reason, logged, then the ack. */
+    private void failAndAck(DeliveryRow row, Running run, String reason, @Nullable String exceptionClass) {
+        if (transitions.fail(dsl, run.dispatch, reason)) {
+            log.error("delivery {} of event {} ({}, queue {}): failed for good on attempt {}, reason {}{}", row.deliveryId(),
+                    row.eventId(), row.jobType(), row.queue(), row.attempts(), reason, exceptionClass == null ? "" : " (" + exceptionClass + ")");
+        } else {
+            notCurrent("failure", run.dispatch);
+        }
+        run.settlement.ack();
+    }
+
+    /** T8 for a dispatch whose job died or could not finish before shutdown, logged, then the ack. */
+    void died(Running run, String why) {
+        if (transitions.workerDied(dsl, run.dispatch)) {
+            log.error("delivery {} of event {} ({}): worker died running the job ({}); marked failed worker_died",
+                    run.dispatch.deliveryId(), run.eventId, run.jobType, why);
+        } else {
+            notCurrent("worker death", run.dispatch);
+        }
+        run.settlement.ack();
+    }
+
+    /** Runs the lookup once, before any consumer starts: checks that the tables answer. */
+    void warmUp() {
+        queries.lookup(List.of(new UUID(0, 0)));
+    }
+
+    /** Dispatches whose handler is running now. */
+    List<Running> inHandler() {
+        List<Running> result = new ArrayList<>();
+        for (Running r : running.values()) {
+            if (r.inHandler) {
+                result.add(r);
+            }
+        }
+        return result;
+    }
+
+    private void malformed(String queue, MalformedMessageException e, Settlement settlement) {
+        UUID eventId = e.eventId().orElse(null);
+        UUID deliveryId = e.deliveryId().orElse(null);
+        UUID dispatchId = e.dispatchId().orElse(null);
+        putIds(eventId, deliveryId);
+        try {
+            // the exception's message is our own text naming the field, never the body
+            log.warn("{} on queue {} (event {}, delivery {}, dispatch {}); rejected", e.getMessage(), queue, eventId, deliveryId, dispatchId);
+            if (deliveryId != null && dispatchId != null) {
+                Dispatch dispatch = new Dispatch(deliveryId, dispatchId);
+                try {
+                    if (transitions.fail(dsl, dispatch, WorkerTransitions.BAD_MESSAGE)) {
+                        log.error("delivery {} dispatch {}: failed for good, reason bad_message", deliveryId, dispatchId);
+                    }
+                } catch (RuntimeException db) {
+                    log.error("could not fail delivery {} ({})", deliveryId, db.getClass().getName());
+                }
+            }
+        } finally {
+            clearIds();
+        }
+        settlement.reject();
+    }
+
+    private static void notCurrent(String what, Dispatch dispatch) {
+        log.warn("{} of delivery {} dispatch {} found no row: that dispatch is no longer current; nothing changed",
+                what, dispatch.deliveryId(), dispatch.dispatchId());
+    }
+
+    private static void putIds(@Nullable UUID eventId, @Nullable UUID deliveryId) {
+        if (eventId != null) {
+            MDC.put(DeliveryLog.MDC_EVENT_ID, eventId.toString());
+        }
+        if (deliveryId != null) {
+            MDC.put(DeliveryLog.MDC_DELIVERY_ID, deliveryId.toString());
+        }
+    }
+
+    private static void clearIds() {
+        MDC.remove(DeliveryLog.MDC_EVENT_ID);
+        MDC.remove(DeliveryLog.MDC_DELIVERY_ID);
+    }
+}

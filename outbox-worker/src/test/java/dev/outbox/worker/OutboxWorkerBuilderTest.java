@@ -1,0 +1,80 @@
+package dev.outbox.worker;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.rabbitmq.client.ConnectionFactory;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+
+/** The builder refuses incomplete or wrong settings and names the field. */
+class OutboxWorkerBuilderTest {
+
+    record Ping(String id) {}
+
+    private static OutboxWorker.Builder complete() {
+        return OutboxWorker.builder()
+                .dsl(DSL.using(SQLDialect.POSTGRES))
+                .connectionFactory(new ConnectionFactory())
+                .queue("emails", 2, 10)
+                .handler("ping", Ping.class, (event, context) -> {});
+    }
+
+    @Test
+    void refusesAWorkerWithoutADatabase() {
+        assertThatThrownBy(() -> OutboxWorker.builder().connectionFactory(new ConnectionFactory()).queue("q", 1, 1)
+                .handler("ping", Ping.class, (e, c) -> {}).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dataSource or dsl");
+    }
+
+    @Test
+    void refusesBothADataSourceAndADsl() {
+        assertThatThrownBy(() -> complete().dataSource((DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (p, m, a) -> null)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dataSource or dsl");
+    }
+
+    @Test
+    void refusesAWorkerWithoutABroker() {
+        assertThatThrownBy(() -> OutboxWorker.builder().dsl(DSL.using(SQLDialect.POSTGRES)).queue("q", 1, 1)
+                .handler("ping", Ping.class, (e, c) -> {}).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connectionFactory or amqpUri");
+    }
+
+    @Test
+    void refusesAWorkerWithoutQueuesOrHandlers() {
+        assertThatThrownBy(() -> OutboxWorker.builder().dsl(DSL.using(SQLDialect.POSTGRES)).connectionFactory(new ConnectionFactory())
+                .handler("ping", Ping.class, (e, c) -> {}).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("queue");
+        assertThatThrownBy(() -> OutboxWorker.builder().dsl(DSL.using(SQLDialect.POSTGRES)).connectionFactory(new ConnectionFactory())
+                .queue("q", 1, 1).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("handler");
+    }
+
+    @Test
+    void refusesTwoHandlersForOneJobTypeAndOneQueueTwice() {
+        assertThatThrownBy(() -> complete().handler("ping", Ping.class, (e, c) -> {}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'ping'");
+        assertThatThrownBy(() -> complete().queue("emails", 1, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'emails'");
+    }
+
+    @Test
+    void refusesAPrefetchBelowTheConcurrencyAndANegativeGrace() {
+        assertThatThrownBy(() -> QueueSettings.of(8, 4))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("prefetch");
+        assertThatThrownBy(() -> QueueSettings.of(0, 4))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("concurrency");
+        assertThatThrownBy(() -> complete().shutdownGrace(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shutdownGrace");
+    }
+
+    @Test
+    void refusesABadAmqpUriWithoutEchoingIt() {
+        assertThatThrownBy(() -> OutboxWorker.builder().dsl(DSL.using(SQLDialect.POSTGRES)).amqpUri("http://user:s3cret@host")
+                .queue("q", 1, 1).handler("ping", Ping.class, (e, c) -> {}).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("amqpUri").hasMessageNotContaining("s3cret");
+    }
+}

@@ -1,0 +1,219 @@
+package dev.outbox.worker;
+
+import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import dev.outbox.api.DeliveryMessage;
+import dev.outbox.api.Outbox;
+import dev.outbox.api.internal.OutboxDsl;
+import dev.outbox.api.internal.RetryPolicy;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.testing.PostgresSchemaExtension;
+import dev.outbox.testing.RabbitExtension;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+
+/**
+ * Plays the relay's part for the worker's tests: records events, inserts deliveries in status
+ * dispatched (as T2 would), publishes their messages exactly as the relay does, and dispatches a
+ * delivery again after a retry or a timeout.
+ */
+final class WorkerFixture implements AutoCloseable {
+
+    /** The fixed clock of these tests. */
+    static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
+
+    /** A dispatched delivery as the relay would have sent it. */
+    record Sent(UUID eventId, UUID deliveryId, UUID dispatchId, String eventType, String jobType, String queue, int attempt,
+            boolean lastAttempt) {
+
+        DeliveryMessage message() {
+            return new DeliveryMessage(eventId, deliveryId, dispatchId, eventType, jobType, attempt, lastAttempt, null, null);
+        }
+    }
+
+    final PostgresSchemaExtension db;
+    final RabbitExtension rabbit;
+    final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
+    final DSLContext dsl;
+    final DSLContext mapped;
+    final Outbox outbox;
+    private final Connection connection;
+    private final Channel channel;
+
+    WorkerFixture(PostgresSchemaExtension db, RabbitExtension rabbit) throws Exception {
+        this.db = db;
+        this.rabbit = rabbit;
+        this.dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+        this.mapped = OutboxDsl.mapped(dsl, db.tables());
+        this.outbox = Outbox.builder().tables(db.tables()).clock(clock).noNotify().build();
+        this.connection = rabbit.connectionFactory().newConnection("worker-test-publisher");
+        this.channel = connection.createChannel();
+    }
+
+    OutboxTables tables() {
+        return db.tables();
+    }
+
+    /** A durable queue unique to the test class. */
+    String queue(String name) throws IOException {
+        String queue = rabbit.queue(name);
+        synchronized (channel) {
+            channel.queueDeclare(queue, true, false, false, null);
+        }
+        return queue;
+    }
+
+    /** Messages ready in {@code queue} (neither delivered nor unacknowledged). */
+    long ready(String queue) throws IOException {
+        synchronized (channel) {
+            return channel.queueDeclarePassive(queue).getMessageCount();
+        }
+    }
+
+    /** A worker builder on this schema and broker, with the fixed clock and no shutdown hook. */
+    OutboxWorker.Builder worker() {
+        return OutboxWorker.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
+                .clock(clock)
+                .shutdownHook(false)
+                .shutdownGrace(java.time.Duration.ofSeconds(5));
+    }
+
+    /** Records {@code event} and inserts its delivery, dispatched for the first time. */
+    Sent dispatched(Object event, String jobType, String queue, List<Integer> delays) {
+        return dsl.transactionResult(tx -> {
+            UUID eventId = outbox.record(tx.dsl(), event);
+            UUID deliveryId = UUID.randomUUID();
+            UUID dispatchId = UUID.randomUUID();
+            OffsetDateTime now = now();
+            OutboxDsl.mapped(tx.dsl(), tables()).insertInto(OUTBOX_DELIVERIES)
+                    .set(OUTBOX_DELIVERIES.ID, deliveryId)
+                    .set(OUTBOX_DELIVERIES.EVENT_ID, eventId)
+                    .set(OUTBOX_DELIVERIES.JOB_TYPE, jobType)
+                    .set(OUTBOX_DELIVERIES.QUEUE_NAME, queue)
+                    .set(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, delays.toArray(Integer[]::new))
+                    .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS, 300)
+                    .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.dispatched)
+                    .set(OUTBOX_DELIVERIES.ATTEMPTS, 1)
+                    .set(OUTBOX_DELIVERIES.DISPATCH_ID, dispatchId)
+                    .set(OUTBOX_DELIVERIES.AVAILABLE_AT, now)
+                    .set(OUTBOX_DELIVERIES.DISPATCHED_AT, now)
+                    .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, now.plusSeconds(300))
+                    .set(OUTBOX_DELIVERIES.CREATED_AT, now)
+                    .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                    .execute();
+            String eventType = outbox.eventTypes().nameOf(event.getClass());
+            return new Sent(eventId, deliveryId, dispatchId, eventType, jobType, queue, 1, RetryPolicy.lastAttempt(1, delays.size()));
+        });
+    }
+
+    /** Records {@code events} and inserts one dispatched delivery for each, in multi-row statements. */
+    List<Sent> dispatchedInBulk(List<?> events, String jobType, String queue) {
+        return dsl.transactionResult(tx -> {
+            List<UUID> eventIds = outbox.recordAll(tx.dsl(), events);
+            String eventType = outbox.eventTypes().nameOf(events.get(0).getClass());
+            OffsetDateTime now = now();
+            List<Sent> sent = new ArrayList<>(events.size());
+            DSLContext ctx = OutboxDsl.mapped(tx.dsl(), tables());
+            for (int from = 0; from < eventIds.size(); from += 1_000) {
+                var insert = ctx.insertInto(OUTBOX_DELIVERIES,
+                        OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME,
+                        OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS, OUTBOX_DELIVERIES.STATUS,
+                        OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.AVAILABLE_AT,
+                        OUTBOX_DELIVERIES.DISPATCHED_AT, OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, OUTBOX_DELIVERIES.CREATED_AT,
+                        OUTBOX_DELIVERIES.UPDATED_AT);
+                for (UUID eventId : eventIds.subList(from, Math.min(eventIds.size(), from + 1_000))) {
+                    Sent s = new Sent(eventId, UUID.randomUUID(), UUID.randomUUID(), eventType, jobType, queue, 1, true);
+                    insert = insert.values(s.deliveryId(), eventId, jobType, queue, new Integer[0], 300, OutboxDeliveryStatus.dispatched,
+                            1, s.dispatchId(), now, now, now.plusSeconds(300), now, now);
+                    sent.add(s);
+                }
+                insert.execute();
+            }
+            return sent;
+        });
+    }
+
+    /**
+     * Dispatches a delivery again, as T2 would after a retry (from pending) or as T4 then T2 would
+     * after a timeout (from dispatched): a new dispatch id and one more attempt.
+     */
+    Sent dispatchAgain(Sent previous) {
+        OffsetDateTime now = now();
+        OutboxDeliveriesRecord row = mapped.update(OUTBOX_DELIVERIES)
+                .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.dispatched)
+                .set(OUTBOX_DELIVERIES.DISPATCH_ID, UUID.randomUUID())
+                .set(OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.ATTEMPTS.plus(1))
+                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, now)
+                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, now.plusSeconds(300))
+                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                .where(OUTBOX_DELIVERIES.ID.eq(previous.deliveryId()))
+                .and(OUTBOX_DELIVERIES.STATUS.in(OutboxDeliveryStatus.pending, OutboxDeliveryStatus.dispatched))
+                .returning()
+                .fetchOne();
+        if (row == null) {
+            throw new IllegalStateException("delivery " + previous.deliveryId() + " cannot be dispatched again");
+        }
+        return new Sent(previous.eventId(), previous.deliveryId(), row.getDispatchId(), previous.eventType(), previous.jobType(),
+                previous.queue(), row.getAttempts(), RetryPolicy.lastAttempt(row.getAttempts(), row.getRetryDelaysSeconds().length));
+    }
+
+    /** Publishes the message of {@code sent} as the relay does. */
+    void publish(Sent sent) throws IOException {
+        DeliveryMessage m = sent.message();
+        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
+                .messageId(m.dispatchId().toString())
+                .type(m.jobType())
+                .contentType(DeliveryMessage.CONTENT_TYPE)
+                .deliveryMode(2)
+                .headers(m.headers())
+                .build();
+        synchronized (channel) {
+            channel.basicPublish("", sent.queue(), props, m.toJson());
+        }
+    }
+
+    /** Publishes any body to {@code queue}. */
+    void publishRaw(String queue, byte[] body) throws IOException {
+        synchronized (channel) {
+            channel.basicPublish("", queue, new AMQP.BasicProperties.Builder().deliveryMode(2).build(), body);
+        }
+    }
+
+    OutboxDeliveriesRecord row(UUID deliveryId) {
+        OutboxDeliveriesRecord r = mapped.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(deliveryId)).fetchOne();
+        if (r == null) {
+            throw new IllegalStateException("no delivery " + deliveryId);
+        }
+        return r;
+    }
+
+    OutboxDeliveryStatus status(UUID deliveryId) {
+        return row(deliveryId).getStatus();
+    }
+
+    static OffsetDateTime now() {
+        return NOW.atOffset(ZoneOffset.UTC);
+    }
+
+    @Override
+    public void close() throws Exception {
+        connection.close();
+    }
+}
