@@ -51,7 +51,7 @@ import org.jooq.impl.DSL;
  */
 public final class Bench {
 
-    static final String RELAY_MAIN = "dev.outbox.relay.cli.RelayMain";
+    static final String RELAY_MAIN = "dev.outbox.relay.cli.RelayCommand";
     static final String WORKER_MAIN = "dev.outbox.bench.BenchWorker";
 
     private final Scale scale;

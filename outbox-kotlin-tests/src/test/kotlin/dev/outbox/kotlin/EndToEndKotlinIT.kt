@@ -1,0 +1,93 @@
+package dev.outbox.kotlin
+
+import dev.outbox.api.Outbox
+import dev.outbox.api.Route
+import dev.outbox.api.Routes
+import dev.outbox.relay.Relay
+import dev.outbox.schema.Tables.OUTBOX_DELIVERIES
+import dev.outbox.schema.enums.OutboxDeliveryStatus
+import dev.outbox.schema.mapping.OutboxRenderMapping
+import dev.outbox.testing.PostgresSchemaExtension
+import dev.outbox.testing.RabbitExtension
+import dev.outbox.worker.JobContext
+import dev.outbox.worker.OutboxWorker
+import dev.outbox.worker.QueueSettings
+import dev.outbox.worker.RetryableOutboxException
+import org.assertj.core.api.Assertions.assertThat
+import org.awaitility.Awaitility.await
+import org.jooq.SQLDialect
+import org.jooq.impl.DSL
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.extension.RegisterExtension
+import java.math.BigDecimal
+import java.time.Duration
+import java.time.Instant
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.atomic.AtomicInteger
+
+/** Record, relay and work, all from Kotlin: data-class events, lambda handlers, routes built in Kotlin. */
+class EndToEndKotlinIT {
+
+    companion object {
+        @JvmField
+        @RegisterExtension
+        val db: PostgresSchemaExtension = PostgresSchemaExtension.migrated()
+
+        @JvmField
+        @RegisterExtension
+        val rabbit: RabbitExtension = RabbitExtension()
+    }
+
+    @Test
+    fun `a Kotlin lambda handler completes the deliveries of recorded data classes`() {
+        val emails = rabbit.queue("emails")
+        val routes = Routes.builder()
+            .route("order.placed", Route.job("send-confirmation", emails, listOf(1), 30))
+            .build()
+        val seen = ConcurrentHashMap<Long, JobContext>()
+        val tries = AtomicInteger()
+
+        // snippet:kotlin-worker
+        val worker = OutboxWorker.builder()
+            .dataSource(db.dataSource())
+            .amqpUri(rabbit.uri())
+            .tables(db.tables())
+            .queue(emails, QueueSettings.of(4, 50))
+            .handler("send-confirmation", OrderPlaced::class.java) { order, context ->
+                if (order.orderId == 2L && tries.incrementAndGet() == 1) {
+                    throw RetryableOutboxException("mail server busy") // retried after the route's delay
+                }
+                seen[order.orderId] = context
+            }
+            .build()
+        // end-snippet
+
+        val relay = Relay.builder()
+            .dataSource(db.dataSource())
+            .amqpUri(rabbit.uri())
+            .routes(routes)
+            .tables(db.tables())
+            .sleep(Duration.ofSeconds(1))
+            .build()
+
+        worker.use {
+            relay.use {
+                worker.start()
+                relay.start()
+                val outbox = Outbox.builder().tables(db.tables()).build()
+                val dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES)
+                for (id in 1L..3L) {
+                    dsl.transaction { tx -> outbox.record(tx.dsl(), OrderPlaced(id, BigDecimal.TEN, emptyList(), Instant.now())) }
+                }
+                val mapped = DSL.using(db.dataSource(), SQLDialect.POSTGRES, OutboxRenderMapping.settings(db.tables()))
+                await().atMost(Duration.ofSeconds(30)).until {
+                    mapped.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed)) == 3
+                }
+            }
+        }
+        assertThat(seen.keys).containsExactlyInAnyOrder(1L, 2L, 3L)
+        assertThat(seen.getValue(2L).attempt()).isEqualTo(2)
+        assertThat(seen.getValue(2L).lastAttempt()).isTrue()
+        assertThat(seen.getValue(1L).lastAttempt()).isFalse()
+    }
+}
