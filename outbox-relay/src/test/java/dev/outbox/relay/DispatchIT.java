@@ -90,6 +90,24 @@ class DispatchIT {
     }
 
     @Test
+    void declaresQuorumQueuesWhenConfigured() throws Exception {
+        String quorum = rabbit.queue("quorum");
+        try (Relay r = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
+                .clock(clock).queueType(QueueType.QUORUM)
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", quorum, List.of(), 120)).build())
+                .build()) {
+            tables.record(new OrderCancelled(1));
+
+            assertThat(r.runOnce().confirmed()).isEqualTo(1);
+        }
+        // the broker accepts the same declaration only from a quorum queue (a classic one would refuse it)
+        try (com.rabbitmq.client.Channel ch = broker.newChannel()) {
+            ch.queueDeclare(quorum, true, false, false, java.util.Map.of("x-queue-type", "quorum"));
+            assertThat(ch.queueDeclarePassive(quorum).getMessageCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void dispatchesAReadyDeliveryAndPublishesTheJobMessage() throws Exception {
         UUID event = tables.record(NewEvent.of(new OrderPlaced(1, BigDecimal.TEN)).withTraceparent(TRACEPARENT)).get(0);
 
