@@ -158,6 +158,11 @@ public final class OutboxWorker implements AutoCloseable {
             return this;
         }
 
+        /** Consumes {@code queue} with {@link QueueSettings#defaults()}. */
+        public Builder queue(String queue) {
+            return queue(queue, QueueSettings.defaults());
+        }
+
         /** Consumes {@code queue} with {@code concurrency} handler threads and {@code prefetch} unacknowledged messages. */
         public Builder queue(String queue, int concurrency, int prefetch) {
             return queue(queue, QueueSettings.of(concurrency, prefetch));

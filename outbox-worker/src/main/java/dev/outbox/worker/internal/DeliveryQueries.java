@@ -17,9 +17,11 @@ import org.jooq.impl.DSL;
 final class DeliveryQueries {
 
     /**
-     * A mapped context per thread, never shared between threads: jOOQ's render mapping is not safe for
-     * concurrent first use of one configuration (seen here as queries rendered with the generated
-     * schema name; jOOQ issues 11519/11524).
+     * A mapped context per thread, derived from the worker's context and never shared between
+     * threads. Deriving a mapped context from one that other threads are using is unsafe as long as
+     * {@code OutboxRenderMapping.apply} edits the given settings' RenderMapping in place
+     * ({@code Settings.clone()} is shallow): queries of the other threads then render the generated
+     * schema name for a moment. Seen here with 8 threads; fixed in outbox-schema on the api branch.
      */
     private final ThreadLocal<DSLContext> mapped;
 

@@ -10,6 +10,7 @@ import dev.outbox.worker.internal.WorkerTransitions.Dispatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -184,7 +185,7 @@ final class MessageProcessor {
         }
         Object event;
         try {
-            event = java.util.Objects.requireNonNull(serializer.deserialize(row.payload(), registration.eventClass()), "event");
+            event = Objects.requireNonNull(serializer.deserialize(row.payload(), registration.eventClass()), "event");
         } catch (RuntimeException e) {
             log.warn("event {} of delivery {} (type {}) cannot be read as {} ({})", row.eventId(), row.deliveryId(), row.eventType(),
                     registration.eventClass().getName(), e.getClass().getName());

@@ -43,6 +43,7 @@ final class QueueConsumer {
     private final boolean declare;
     private final MessageProcessor processor;
     private final ThreadPoolExecutor handlers;
+    private final Object channelLock = new Object();
     private final BlockingQueue<Incoming> incoming = new LinkedBlockingQueue<>();
     private final Semaphore ahead;
     private final Thread lookups;
@@ -127,7 +128,7 @@ final class QueueConsumer {
 
     private void accept(Channel ch, long deliveryTag, byte[] body) {
         if (!stopping) { // when stopping, left unacknowledged: closing the channel gives it back
-            incoming.add(new Incoming(body, new Settlement(ch, deliveryTag)));
+            incoming.add(new Incoming(body, new Settlement(ch, channelLock, deliveryTag)));
         }
     }
 
@@ -215,7 +216,7 @@ final class QueueConsumer {
         String tag = consumerTag;
         if (ch != null && tag != null && ch.isOpen()) {
             try {
-                synchronized (ch) {
+                synchronized (channelLock) {
                     ch.basicCancel(tag);
                 }
             } catch (Exception e) {
@@ -236,7 +237,7 @@ final class QueueConsumer {
         Channel ch = channel;
         if (ch != null && ch.isOpen()) {
             try {
-                synchronized (ch) {
+                synchronized (channelLock) {
                     ch.close();
                 }
             } catch (Exception e) {

@@ -17,18 +17,21 @@ final class Settlement {
     private static final Logger log = LoggerFactory.getLogger(Settlement.class);
 
     private final Channel channel;
+    private final Object lock;
     private final long deliveryTag;
     private final AtomicBoolean settled = new AtomicBoolean();
 
-    Settlement(Channel channel, long deliveryTag) {
+    /** {@code lock} serializes the acknowledgements of one channel. */
+    Settlement(Channel channel, Object lock, long deliveryTag) {
         this.channel = channel;
+        this.lock = lock;
         this.deliveryTag = deliveryTag;
     }
 
     void ack() {
         if (settled.compareAndSet(false, true)) {
             try {
-                synchronized (channel) {
+                synchronized (lock) {
                     channel.basicAck(deliveryTag, false);
                 }
             } catch (Exception e) {
@@ -41,7 +44,7 @@ final class Settlement {
     void reject() {
         if (settled.compareAndSet(false, true)) {
             try {
-                synchronized (channel) {
+                synchronized (lock) {
                     channel.basicReject(deliveryTag, false);
                 }
             } catch (Exception e) {
