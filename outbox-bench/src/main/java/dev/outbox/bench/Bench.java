@@ -73,6 +73,8 @@ public final class Bench {
     }
 
     public static void main(String[] args) throws Exception {
+        System.setProperty("org.jooq.no-logo", "true");
+        System.setProperty("org.jooq.no-tips", "true");
         int runs = 3;
         List<String> scenarios = List.of("CEIL", "S1", "S2", "S3", "S4", "S5");
         Scale scale = Scale.FULL;
@@ -154,6 +156,7 @@ public final class Bench {
             long recorded = produce(schema, 4, scale.liveSeconds, 0);
             if (publish) {
                 consumer.await(recorded, Duration.ofMinutes(5));
+                awaitCompleted(schema, recorded, Duration.ofMinutes(5));
                 long[] latencies = Stats.sorted(consumer.latenciesMicros());
                 put(name, "events/s", consumer.count() / consumer.spanSeconds());
                 latencyColumns(name, "commit→consumed", latencies);
@@ -491,6 +494,8 @@ public final class Bench {
             }
             ChildProcess relay = ChildProcess.start("relay-" + schema.name, RELAY_MAIN, List.of("relay", "--loop", "--sleep=1"), env,
                     bench.workDir);
+            BenchWorker.awaitLine(relay.log(), "relay loop started", Duration.ofSeconds(60));
+            Thread.sleep(1_000); // the first pass connects to the broker and declares the queue
             return new Processes(bench, relay, worker);
         }
 

@@ -90,14 +90,19 @@ public final class BenchWorker {
     }
 
     static void awaitReady(Path log, Duration timeout) throws IOException, InterruptedException {
+        awaitLine(log, READY, timeout);
+    }
+
+    /** Waits until {@code log} holds {@code marker}. */
+    static void awaitLine(Path log, String marker, Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            if (Files.exists(log) && Files.readString(log).contains(READY)) {
+            if (Files.exists(log) && Files.readString(log).contains(marker)) {
                 return;
             }
             Thread.sleep(50);
         }
-        throw new IllegalStateException("the bench worker did not start within " + timeout + ", see " + log);
+        throw new IllegalStateException("'" + marker + "' did not appear within " + timeout + ", see " + log);
     }
 
     private static String env(String name) {

@@ -33,6 +33,8 @@ final class ChildProcess implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
         command.add("-XX:+UseSerialGC");
+        command.add("-Dorg.jooq.no-logo=true");
+        command.add("-Dorg.jooq.no-tips=true");
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass);

@@ -1,0 +1,35 @@
+package dev.outbox.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The benchmark with small numbers, so that it keeps compiling and correct: every scenario runs the
+ * relay and the worker as processes of their own and checks that every delivery was completed
+ * exactly once. The figures themselves are never asserted.
+ */
+class BenchSmokeIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyScenarioRunsEndToEndAndPassesItsCorrectnessCheck() throws Exception {
+        Bench bench = new Bench(Bench.Scale.SMOKE, dir);
+        for (String scenario : List.of("CEIL", "S1", "S2", "S3", "S4", "S5")) {
+            bench.run(scenario); // throws when a delivery was lost, duplicated or not completed
+        }
+        Map<String, Map<String, List<Double>>> results = bench.results();
+        assertThat(results).containsKeys("CEIL", "S1", "S2", "S3", "S4 LISTEN/NOTIFY", "S4 poll-only", "S5");
+        assertThat(results.get("S1")).containsKeys("events/s (backlog 500)", "relay peak RSS MB", "worker peak RSS MB");
+        assertThat(results.get("S2")).containsKey("commit→completed p99 ms");
+        assertThat(results.get("S3")).containsKey("commit→consumed p99 ms");
+        assertThat(results.get("S4 LISTEN/NOTIFY")).containsKey("commit→handler start p99 ms");
+        assertThat(results.get("S1").get("relay peak RSS MB").get(0)).isPositive();
+    }
+}
