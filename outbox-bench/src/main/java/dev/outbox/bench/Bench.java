@@ -113,6 +113,7 @@ public final class Bench {
             case "S3" -> liveProducers(true);
             case "S4" -> fixedRate();
             case "S5" -> recordingAlone();
+            case "R1" -> recordingOneByOne();
             default -> throw new IllegalArgumentException("unknown scenario " + scenario);
         }
     }
@@ -226,6 +227,14 @@ public final class Bench {
                 throw new IllegalStateException("S5 lost events: recorded " + events.get() + ", stored " + stored);
             }
             put("S5", "events/s", events.get() / seconds);
+        }
+    }
+
+    /** R1 (diagnostic): the S2 producers alone, no relay or worker running. */
+    private void recordingOneByOne() throws Exception {
+        try (Schema schema = Schema.create(pg)) {
+            long recorded = produce(schema, 4, scale.liveSeconds, 0);
+            put("R1", "events/s, 4 threads, one event per transaction, nothing else running", recorded / (double) scale.liveSeconds);
         }
     }
 
