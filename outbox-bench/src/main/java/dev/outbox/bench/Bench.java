@@ -174,21 +174,32 @@ public final class Bench {
         }
     }
 
-    /** S4: a fixed rate; commit→handler-start latency with LISTEN/NOTIFY and with polling only. */
+    /**
+     * S4: a fixed offered rate; commit→handler-start latency with LISTEN/NOTIFY and with polling only.
+     * When the pipeline cannot keep up, that is the result: the share completed within a minute
+     * after the producers stop is reported, and the latencies are those of the handled events.
+     */
     private void fixedRate() throws Exception {
         for (boolean pollOnly : new boolean[] {false, true}) {
             String name = pollOnly ? "S4 poll-only" : "S4 LISTEN/NOTIFY";
             try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
                     Processes p = Processes.start(this, schema, topology, pollOnly)) {
                 long recorded = produce(schema, 4, scale.fixedSeconds, scale.fixedRate);
-                awaitCompleted(schema, recorded, Duration.ofMinutes(5));
+                boolean drained = tryAwaitCompleted(schema, recorded, Duration.ofSeconds(60));
                 p.sample();
                 p.stopWorker();
                 long[] latencies = Stats.sorted(BenchWorker.readLatencies(topology.latencyFile));
                 put(name, "events/s offered", (double) scale.fixedRate);
+                put(name, "events/s recorded", recorded / (double) scale.fixedSeconds);
+                long completed = schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
+                put(name, "% completed within 60 s after the producers stopped", 100.0 * completed / recorded);
                 latencyColumns(name, "commit→handler start", latencies);
                 p.report(name);
-                verifyExactlyOnce(schema, recorded);
+                if (drained) {
+                    verifyExactlyOnce(schema, recorded);
+                } else {
+                    verifyNoEventLost(schema, recorded);
+                }
             }
         }
     }
@@ -296,28 +307,46 @@ public final class Bench {
     }
 
     private static void awaitCompleted(Schema schema, long expected, Duration timeout) throws InterruptedException {
+        if (!tryAwaitCompleted(schema, expected, timeout)) {
+            throw new IllegalStateException("only " + schema.dsl().fetchCount(OUTBOX_DELIVERIES,
+                    OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed)) + " of " + expected + " deliveries completed within " + timeout);
+        }
+    }
+
+    private static boolean tryAwaitCompleted(Schema schema, long expected, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        long done = 0;
         while (System.nanoTime() < deadline) {
-            done = schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
-            if (done >= expected) {
-                return;
+            if (schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed)) >= expected) {
+                return true;
             }
             Thread.sleep(100);
         }
-        throw new IllegalStateException("only " + done + " of " + expected + " deliveries completed within " + timeout);
+        return false;
     }
 
-    /** Every event routed once, every delivery completed after exactly one dispatch. */
+    /** Every recorded event is stored (the pipeline did not finish: nothing more can be checked). */
+    private static void verifyNoEventLost(Schema schema, long events) {
+        long stored = schema.dsl().fetchCount(OUTBOX_EVENTS);
+        if (stored != events) {
+            throw new IllegalStateException("correctness check failed: events recorded " + events + ", stored " + stored);
+        }
+    }
+
+    /**
+     * Every recorded event stored and routed to exactly one delivery, every delivery completed (a
+     * delivery row is completed once at most, by its guarded transition). A delivery dispatched more
+     * than once (a timeout under overload) is at-least-once at work, not a loss: it is counted, and
+     * must be zero in a run that kept up.
+     */
     private static void verifyExactlyOnce(Schema schema, long events) {
         DSLContext dsl = schema.dsl();
         long storedEvents = dsl.fetchCount(OUTBOX_EVENTS);
         long deliveries = dsl.fetchCount(OUTBOX_DELIVERIES);
-        long completedOnce = dsl.fetchCount(OUTBOX_DELIVERIES,
-                OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed).and(OUTBOX_DELIVERIES.ATTEMPTS.eq(1)));
-        if (storedEvents != events || deliveries != events || completedOnce != events) {
+        long completed = dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
+        long redispatched = dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.ATTEMPTS.gt(1));
+        if (storedEvents != events || deliveries != events || completed != events || redispatched != 0) {
             throw new IllegalStateException("correctness check failed: events recorded " + events + ", stored " + storedEvents
-                    + ", deliveries " + deliveries + ", completed after exactly one dispatch " + completedOnce);
+                    + ", deliveries " + deliveries + ", completed " + completed + ", dispatched more than once " + redispatched);
         }
     }
 
