@@ -71,7 +71,7 @@ public final class DeliveryTransitions {
         Condition willRetry = OUTBOX_DELIVERIES.ATTEMPTS.le(DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS));
         Field<Integer> delay = DSL.arrayGet(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, OUTBOX_DELIVERIES.ATTEMPTS);
         Field<OffsetDateTime> nowField = DSL.val(now);
-        return OutboxDsl.mapped(ctx, tables)
+        return OutboxDsl.planned(ctx, tables)
                 .update(OUTBOX_DELIVERIES)
                 .set(OUTBOX_DELIVERIES.STATUS, DSL.when(willRetry, DSL.inline(OutboxDeliveryStatus.pending))
                         .otherwise(DSL.inline(OutboxDeliveryStatus.failed)))

@@ -91,7 +91,7 @@ public final class RelayTransitions {
      * or changed: they stay unrouted and hold nothing back.
      */
     Routed route(DSLContext tx, int limit, @Nullable UUID after) {
-        DSLContext ctx = OutboxDsl.mapped(tx, tables);
+        DSLContext ctx = OutboxDsl.planned(tx, tables);
         OffsetDateTime now = shared.now();
         var candidates = ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE)
                 .from(OUTBOX_EVENTS)
@@ -168,7 +168,7 @@ public final class RelayTransitions {
      * dispatched_at and delivery_timeout_at; returns what the messages need.
      */
     List<Dispatch> claim(DSLContext tx, int limit) {
-        DSLContext ctx = OutboxDsl.mapped(tx, tables);
+        DSLContext ctx = OutboxDsl.planned(tx, tables);
         OffsetDateTime now = shared.now();
         Field<OffsetDateTime> nowField = DSL.val(now);
         OutboxDeliveries ready = OUTBOX_DELIVERIES.as("ready");
@@ -214,7 +214,7 @@ public final class RelayTransitions {
      */
     List<UUID> completePublished(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds) {
         OffsetDateTime now = shared.now();
-        return OutboxDsl.mapped(tx, tables)
+        return OutboxDsl.planned(tx, tables)
                 .update(OUTBOX_DELIVERIES)
                 .set(OUTBOX_DELIVERIES.STATUS, COMPLETED)
                 .set(OUTBOX_DELIVERIES.COMPLETED_AT, now)

@@ -26,7 +26,7 @@ final class DeliveryQueries {
     private final ThreadLocal<DSLContext> mapped;
 
     DeliveryQueries(DSLContext dsl, OutboxTables tables) {
-        this.mapped = ThreadLocal.withInitial(() -> OutboxDsl.mapped(dsl, tables));
+        this.mapped = ThreadLocal.withInitial(() -> OutboxDsl.planned(dsl, tables));
     }
 
     private DSLContext db() {

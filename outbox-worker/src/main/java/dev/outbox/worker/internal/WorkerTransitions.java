@@ -103,6 +103,6 @@ public final class WorkerTransitions {
     }
 
     private DSLContext mapped(DSLContext ctx) {
-        return dev.outbox.api.internal.OutboxDsl.mapped(ctx, shared.tables());
+        return dev.outbox.api.internal.OutboxDsl.planned(ctx, shared.tables());
     }
 }
