@@ -2,6 +2,7 @@ package dev.outbox.api;
 
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
+import dev.outbox.api.internal.NotifyChannels;
 import dev.outbox.api.internal.OutboxDsl;
 import dev.outbox.schema.tables.records.OutboxEventsRecord;
 import dev.outbox.flyway.OutboxTables;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.regex.Pattern;
 import org.jooq.DSLContext;
 import org.jooq.InsertValuesStep8;
 import org.jooq.JSONB;
@@ -47,8 +47,6 @@ public final class Outbox {
 
     /** Events per INSERT statement in {@link #recordAll}; 8 parameters each keeps well below PostgreSQL's 65,535. */
     static final int ROWS_PER_STATEMENT = 2_000;
-
-    private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
     private final OutboxTables tables;
     private final EventSerializer serializer;
@@ -213,8 +211,8 @@ public final class Outbox {
 
         /** The channel of the NOTIFY sent with each recording; {@value Outbox#DEFAULT_NOTIFY_CHANNEL} by default. */
         public Builder notifyChannel(String channel) {
-            if (channel == null || !CHANNEL.matcher(channel).matches()) {
-                throw new IllegalArgumentException("notifyChannel must be a lower-case identifier [a-z_][a-z0-9_]{0,62}, got '" + channel + "'");
+            if (channel == null || !NotifyChannels.isValid(channel)) {
+                throw new IllegalArgumentException("notifyChannel must be " + NotifyChannels.RULE + ", got '" + channel + "'");
             }
             this.notifyChannel = channel;
             return this;

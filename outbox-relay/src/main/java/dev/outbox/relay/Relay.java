@@ -1,5 +1,6 @@
 package dev.outbox.relay;
 
+import dev.outbox.api.internal.NotifyChannels;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.api.Outbox;
 import dev.outbox.api.Routes;
@@ -11,7 +12,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
@@ -129,8 +129,6 @@ public final class Relay implements AutoCloseable {
 
     /** Settings of a {@link Relay}; {@link #build()} checks them and names the bad one. */
     public static final class Builder {
-        private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
-
         private @Nullable DataSource dataSource;
         private @Nullable ConnectionFactory connectionFactory;
         private @Nullable String amqpUri;
@@ -281,8 +279,8 @@ public final class Relay implements AutoCloseable {
             if (sleep.toNanos() % 1_000_000_000L != 0 || sleep.getSeconds() < 1 || sleep.getSeconds() > 3600) {
                 throw new IllegalArgumentException("Relay.sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
             }
-            if (!CHANNEL.matcher(notifyChannel).matches()) {
-                throw new IllegalArgumentException("Relay.notifyChannel must be a lower-case identifier [a-z_][a-z0-9_]{0,62}, got '"
+            if (!NotifyChannels.isValid(notifyChannel)) {
+                throw new IllegalArgumentException("Relay.notifyChannel must be " + NotifyChannels.RULE + ", got '"
                         + notifyChannel + "'");
             }
             DataSource ds = dataSource;

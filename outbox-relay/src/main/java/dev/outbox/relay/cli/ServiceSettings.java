@@ -1,5 +1,6 @@
 package dev.outbox.relay.cli;
 
+import dev.outbox.api.internal.NotifyChannels;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.api.InvalidRouteException;
 import dev.outbox.api.Outbox;
@@ -17,7 +18,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,8 +46,6 @@ final class ServiceSettings {
     static final Set<String> KEYS = Set.of(JDBC_URL, JDBC_USER, JDBC_PASSWORD, AMQP_URI, ROUTES_FILE, SCHEMA, EVENTS_TABLE,
             DELIVERIES_TABLE, QUEUE_TYPE, NOTIFY_CHANNEL, POLL_ONLY, ROUTE_BATCH_SIZE, DISPATCH_BATCH_SIZE, CONFIRM_TIMEOUT_SECONDS,
             MAX_IN_FLIGHT);
-
-    private static final Pattern CHANNEL = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
     private final Map<String, String> values;
 
@@ -170,8 +168,8 @@ final class ServiceSettings {
         if (value == null) {
             return Outbox.DEFAULT_NOTIFY_CHANNEL;
         }
-        if (!CHANNEL.matcher(value).matches()) {
-            throw new ConfigException(NOTIFY_CHANNEL, "must be a lower-case identifier [a-z_][a-z0-9_]{0,62}, got '" + value + "'");
+        if (!NotifyChannels.isValid(value)) {
+            throw new ConfigException(NOTIFY_CHANNEL, "must be " + NotifyChannels.RULE + ", got '" + value + "'");
         }
         return value;
     }

@@ -16,21 +16,15 @@ import org.jooq.impl.DSL;
 /** The worker's reads: the delivery with its event before a handler runs, and "is this dispatch current?". */
 final class DeliveryQueries {
 
-    /**
-     * A mapped context per thread, derived from the worker's context and never shared between
-     * threads. Deriving a mapped context from one that other threads are using is unsafe as long as
-     * {@code OutboxRenderMapping.apply} edits the given settings' RenderMapping in place
-     * ({@code Settings.clone()} is shallow): queries of the other threads then render the generated
-     * schema name for a moment. Seen here with 8 threads; fixed in outbox-schema on the api branch.
-     */
-    private final ThreadLocal<DSLContext> mapped;
+    /** Shared by the worker's threads: {@code OutboxRenderMapping} builds a new mapping per context. */
+    private final DSLContext db;
 
     DeliveryQueries(DSLContext dsl, OutboxTables tables) {
-        this.mapped = ThreadLocal.withInitial(() -> OutboxDsl.planned(dsl, tables));
+        this.db = OutboxDsl.planned(dsl, tables);
     }
 
     private DSLContext db() {
-        return mapped.get();
+        return db;
     }
 
     /** One query: the deliveries joined with their events, by delivery id; unknown ids are absent. */
