@@ -7,7 +7,8 @@ import dev.outbox.api.Routes;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.internal.RelayEngine;
 import dev.outbox.relay.internal.RelaySettings;
-import java.net.URI;
+import dev.outbox.api.internal.AmqpAddress;
+import dev.outbox.api.internal.AmqpFactories;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -262,12 +263,7 @@ public final class Relay implements AutoCloseable {
                 if (amqpUri == null) {
                     throw new IllegalArgumentException("Relay.amqpUri (or connectionFactory) is required");
                 }
-                amqp = new ConnectionFactory();
-                try {
-                    amqp.setUri(URI.create(amqpUri));
-                } catch (Exception e) {
-                    throw new IllegalArgumentException("Relay.amqpUri must be an amqp:// or amqps:// URI (" + e.getClass().getSimpleName() + ")");
-                }
+                amqp = AmqpFactories.of(AmqpAddress.parse(amqpUri, "Relay.amqpUri"));
             }
             range("routeBatchSize", routeBatchSize, 10_000);
             range("dispatchBatchSize", dispatchBatchSize, 10_000);

@@ -1,7 +1,9 @@
 package dev.outbox.relay.cli;
 
-import dev.outbox.api.internal.NotifyChannels;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.outbox.api.internal.AmqpAddress;
+import dev.outbox.api.internal.NotifyChannels;
+import dev.outbox.api.internal.AmqpFactories;
 import dev.outbox.api.InvalidRouteException;
 import dev.outbox.api.Outbox;
 import dev.outbox.api.Routes;
@@ -9,7 +11,6 @@ import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.QueueType;
 import java.io.IOException;
 import java.io.Reader;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -110,13 +111,11 @@ final class ServiceSettings {
         if (uri == null) {
             throw new ConfigException(AMQP_URI, "is required (e.g. amqp://user:password@rabbit:5672/%2F)");
         }
-        ConnectionFactory factory = new ConnectionFactory();
         try {
-            factory.setUri(URI.create(uri));
-        } catch (Exception e) {
-            throw new ConfigException(AMQP_URI, "must be an amqp:// or amqps:// URI (" + e.getClass().getSimpleName() + ")");
+            return AmqpFactories.of(AmqpAddress.parse(uri, AMQP_URI));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e); // names OUTBOX_AMQP_URI, never repeats the URI
         }
-        return factory;
     }
 
     Routes routes() {

@@ -147,6 +147,48 @@ class RelayCommandIT {
     }
 
     @Test
+    void triesAnUnderscoreHostLiterallyAndNeverTheLocalBroker() throws Exception {
+        String elsewhere = rabbit.queue("elsewhere");
+        Path routes = dir.resolve("elsewhere.yaml");
+        Files.writeString(routes, "routes: {order.cancelled: [{job: refund, queue: %s, retryDelaysSeconds: [5], deliveryTimeoutSeconds: 60}]}"
+                .formatted(elsewhere));
+        tables.record(new OrderCancelled(1));
+        Map<String, String> env = env(db, rabbit, routes);
+        int port = dev.outbox.api.internal.AmqpAddress.parse(rabbit.uri(), "test").port();
+        env.put("OUTBOX_AMQP_URI", "amqp://guest:guest@no_such_host.invalid:" + port + "/%2F");
+
+        Run run = run(env, "relay");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).startsWith("outbox-relay: broker unreachable (").hasLineCount(1);
+        assertThat(queueExists(elsewhere)).as("the relay declared its queue on the local broker").isFalse();
+        assertThat(tables.deliveries()).extracting(d -> d.getStatus()).containsOnly(OutboxDeliveryStatus.pending);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"amqp://relay:s3cret@bad_rabbit:abc/%2F", "amqp://relay:s3cret@/%2F", "amqps://relay:s3cret@bad rabbit/%2F",
+        "amqp://relay:s3cret@bad_rabbit:5672/a/b", "rabbit:5672"})
+    void refusesAnAmqpUriItCannotReadWithOneLineAndExitTwo(String uri) {
+        Map<String, String> env = env(db);
+        env.put("OUTBOX_AMQP_URI", uri);
+
+        Run run = run(env, "relay");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).startsWith("outbox-relay: OUTBOX_AMQP_URI: ").doesNotContain("s3cret").hasLineCount(1);
+    }
+
+    static boolean queueExists(String queue) throws Exception {
+        try (com.rabbitmq.client.Connection c = rabbit.connectionFactory().newConnection("test-probe");
+                com.rabbitmq.client.Channel ch = c.createChannel()) {
+            ch.queueDeclarePassive(queue);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    @Test
     void readsAPropertiesFileAndTheEnvironmentWinsOverIt() throws Exception {
         Path config = dir.resolve("relay.properties");
         Files.writeString(config, "OUTBOX_JDBC_URL=jdbc:postgresql://127.0.0.1:1/nowhere\nOUTBOX_SCHEMA=" + db.schema() + "\n");
