@@ -161,7 +161,13 @@ public final class Relay implements AutoCloseable {
             return this;
         }
 
-        /** The broker, as an {@code amqp://} or {@code amqps://} URI. Required unless {@link #connectionFactory}. */
+        /**
+         * The broker, as {@code amqp[s]://[user:password@]host[:port][/vhost][?heartbeat=s&connection_timeout=ms&channel_max=n]}.
+         * The host is connected to as written (an underscore is fine); a URI that cannot be read makes
+         * {@link #build()} throw an {@link IllegalArgumentException} starting with {@code Relay.amqpUri:} that
+         * never repeats the URI; {@code amqps} verifies the certificate and host name against the JVM's
+         * trust store. Required unless {@link #connectionFactory}.
+         */
         public Builder amqpUri(String amqpUri) {
             this.amqpUri = Objects.requireNonNull(amqpUri, "amqpUri");
             return this;

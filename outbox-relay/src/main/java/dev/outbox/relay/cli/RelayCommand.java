@@ -63,6 +63,9 @@ public final class RelayCommand implements Callable<Integer> {
 
     public static void main(String[] args) {
         configureLogging();
+        // a library thread's stack trace would print external messages (and many lines): its classes only
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) ->
+                System.err.println("outbox-relay: uncaught " + describe(e) + " in thread " + ServiceSettings.shown(thread.getName(), 80)));
         System.exit(run(args, System.getenv(), new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 
