@@ -290,7 +290,7 @@ public final class RelayCommand implements Callable<Integer> {
         return switch (sqlState) {
             case "28P01", "28000" -> ": the login was refused, check OUTBOX_JDBC_USER and OUTBOX_JDBC_PASSWORD";
             case "3D000" -> ": the database named in OUTBOX_JDBC_URL does not exist";
-            case "42501" -> ": the user lacks a privilege on the outbox tables";
+            case "42501" -> ": the database user lacks a privilege (on the schema or the outbox tables)";
             default -> "";
         };
     }
