@@ -7,7 +7,8 @@ import dev.outbox.api.Routes;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.internal.RelayEngine;
 import dev.outbox.relay.internal.RelaySettings;
-import java.net.URI;
+import dev.outbox.api.internal.AmqpAddress;
+import dev.outbox.api.internal.AmqpFactories;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -160,7 +161,13 @@ public final class Relay implements AutoCloseable {
             return this;
         }
 
-        /** The broker, as an {@code amqp://} or {@code amqps://} URI. Required unless {@link #connectionFactory}. */
+        /**
+         * The broker, as {@code amqp[s]://[user:password@]host[:port][/vhost][?heartbeat=s&connection_timeout=ms&channel_max=n]}.
+         * The host is connected to as written (an underscore is fine); a URI that cannot be read makes
+         * {@link #build()} throw an {@link IllegalArgumentException} starting with {@code Relay.amqpUri:} that
+         * never repeats the URI; {@code amqps} verifies the certificate and host name against the JVM's
+         * trust store. Required unless {@link #connectionFactory}.
+         */
         public Builder amqpUri(String amqpUri) {
             this.amqpUri = Objects.requireNonNull(amqpUri, "amqpUri");
             return this;
@@ -262,12 +269,7 @@ public final class Relay implements AutoCloseable {
                 if (amqpUri == null) {
                     throw new IllegalArgumentException("Relay.amqpUri (or connectionFactory) is required");
                 }
-                amqp = new ConnectionFactory();
-                try {
-                    amqp.setUri(URI.create(amqpUri));
-                } catch (Exception e) {
-                    throw new IllegalArgumentException("Relay.amqpUri must be an amqp:// or amqps:// URI (" + e.getClass().getSimpleName() + ")");
-                }
+                amqp = AmqpFactories.of(AmqpAddress.parse(amqpUri, "Relay.amqpUri"));
             }
             range("routeBatchSize", routeBatchSize, 10_000);
             range("dispatchBatchSize", dispatchBatchSize, 10_000);

@@ -1,6 +1,7 @@
 package dev.outbox.relay;
 
 import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.internal.OutboxTablesCheck;
 import dev.outbox.relay.internal.StatusQueries;
 import java.time.Clock;
 import java.time.Duration;
@@ -42,8 +43,13 @@ public record RelayStatus(Instant at, List<Queue> queues, long unroutedEvents, M
     public record Queue(String name, long pending, long readyPending, long dispatched, long completed, long failed,
             @Nullable Duration oldestReady) {}
 
-    /** Reads the state of the outbox in {@code tables}. */
+    /**
+     * Reads the state of the outbox in {@code tables}.
+     *
+     * @throws RelayException naming the schema and the tables when they do not exist (the migrations create them)
+     */
     public static RelayStatus read(DataSource dataSource, OutboxTables tables, Clock clock) {
+        OutboxTablesCheck.require(dataSource, tables);
         return StatusQueries.read(dataSource, tables, clock);
     }
 

@@ -5,7 +5,8 @@ import dev.outbox.api.EventSerializer;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.worker.internal.Registration;
 import dev.outbox.worker.internal.WorkerEngine;
-import java.net.URI;
+import dev.outbox.api.internal.AmqpAddress;
+import dev.outbox.api.internal.AmqpFactories;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -235,14 +236,13 @@ public final class OutboxWorker implements AutoCloseable {
                     queues, handlers, shutdownGrace, declareQueues, shutdownHook, name)));
         }
 
+        /**
+         * Set field by field from one reading of the URI ({@code ConnectionFactory.setUri} would fall back
+         * to 127.0.0.1 and guest for a host it cannot read, such as {@code bad_rabbit}); {@code amqps}
+         * verifies the broker's certificate and host name against the JVM's trust store.
+         */
         private static ConnectionFactory fromUri(String uri) {
-            ConnectionFactory factory = new ConnectionFactory();
-            try {
-                factory.setUri(URI.create(uri));
-            } catch (Exception e) {
-                // the URI may hold a password: name the field, not the value
-                throw new IllegalArgumentException("amqpUri is not a valid AMQP URI (" + e.getClass().getSimpleName() + ")");
-            }
+            ConnectionFactory factory = AmqpFactories.of(AmqpAddress.parse(uri, "amqpUri"));
             factory.setAutomaticRecoveryEnabled(true);
             factory.setTopologyRecoveryEnabled(true);
             return factory;

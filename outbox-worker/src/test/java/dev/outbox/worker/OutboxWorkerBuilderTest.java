@@ -1,5 +1,6 @@
 package dev.outbox.worker;
 
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.rabbitmq.client.ConnectionFactory;
@@ -76,5 +77,21 @@ class OutboxWorkerBuilderTest {
         assertThatThrownBy(() -> OutboxWorker.builder().dsl(DSL.using(SQLDialect.POSTGRES)).amqpUri("http://user:s3cret@host")
                 .queue("q", 1, 1).handler("ping", Ping.class, (e, c) -> {}).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("amqpUri").hasMessageNotContaining("s3cret");
+    }
+
+    @Test
+    void refusesAnAmqpUriItCannotReadNamingTheFieldAndNotTheUri() {
+        for (String uri : new String[] {"amqp://u:s3cret@bad_rabbit:abc/%2F", "amqp://u:s3cret@/%2F", "amqp://u:s3cret@host/a/b"}) {
+            assertThatThrownBy(() -> OutboxWorker.builder().dsl(DSL.using(SQLDialect.POSTGRES)).amqpUri(uri)
+                    .queue("q", 1, 1).handler("ping", Ping.class, (e, c) -> {}).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("amqpUri: ").hasMessageNotContaining("s3cret");
+        }
+    }
+
+    @Test
+    void acceptsAnUnderscoreHost() {
+        assertThatCode(() -> OutboxWorker.builder().dsl(DSL.using(SQLDialect.POSTGRES)).amqpUri("amqp://u:s3cret@bad_rabbit:5672/%2F")
+                .queue("q", 1, 1).handler("ping", Ping.class, (e, c) -> {}).build())
+                .doesNotThrowAnyException();
     }
 }

@@ -10,4 +10,9 @@ final class ConfigException extends OutboxException {
     ConfigException(String setting, String problem) {
         super(setting + ": " + problem.replace('\n', ' ').replace('\r', ' '));
     }
+
+    /** From a check whose message already starts with the setting's name. */
+    ConfigException(IllegalArgumentException named) {
+        super(String.valueOf(named.getMessage()).replace('\n', ' ').replace('\r', ' '));
+    }
 }

@@ -11,6 +11,7 @@ import dev.outbox.relay.QueueType;
 import dev.outbox.relay.Relay;
 import dev.outbox.relay.RelayException;
 import dev.outbox.relay.RelayStatus;
+import dev.outbox.relay.internal.OutboxTablesCheck;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -62,6 +63,9 @@ public final class RelayCommand implements Callable<Integer> {
 
     public static void main(String[] args) {
         configureLogging();
+        // a library thread's stack trace would print external messages (and many lines): its classes only
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) ->
+                System.err.println("outbox-relay: uncaught " + describe(e) + " in thread " + ServiceSettings.shown(thread.getName(), 80)));
         System.exit(run(args, System.getenv(), new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
     }
 
@@ -70,6 +74,10 @@ public final class RelayCommand implements Callable<Integer> {
         CommandLine cli = new CommandLine(new RelayCommand(env));
         cli.setOut(out);
         cli.setErr(err);
+        cli.setParameterExceptionHandler((e, arguments) -> {
+            err.println("outbox-relay: " + ServiceSettings.shown(String.valueOf(e.getMessage()), 300) + " (see --help)");
+            return USAGE;
+        });
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             if (e instanceof ConfigException) {
                 err.println("outbox-relay: " + e.getMessage());
@@ -133,6 +141,7 @@ public final class RelayCommand implements Callable<Integer> {
             Duration confirmTimeout = Duration.ofSeconds(s.confirmTimeoutSeconds());
             int maxInFlight = s.maxInFlight();
             try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false)) {
+                OutboxTablesCheck.require(dataSource, tables);
                 Relay.Builder builder = Relay.builder()
                         .dataSource(dataSource)
                         .connectionFactory(amqp)
@@ -258,16 +267,41 @@ public final class RelayCommand implements Callable<Integer> {
         }
     }
 
-    /** The class of the innermost cause: external messages may hold secrets or data, never printed. */
+    /**
+     * The class of the exception and of its innermost cause, and the SQL state of the first
+     * {@link SQLException} among them: external messages may hold secrets or data, never printed.
+     */
     static String describe(Throwable e) {
         Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
+        String sqlState = null;
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            t = c;
+            if (sqlState == null && c instanceof SQLException sql && sql.getSQLState() != null
+                    && sql.getSQLState().matches("[0-9A-Z]{5}")) {
+                sqlState = sql.getSQLState();
+            }
         }
-        return t == e ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + t.getClass().getSimpleName();
+        String classes = t == e ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + t.getClass().getSimpleName();
+        return sqlState == null ? classes : classes + ", SQL state " + sqlState + hint(sqlState);
     }
 
+    /** What the SQL states an operator meets at start-up mean, in the terms of the settings. */
+    private static String hint(String sqlState) {
+        return switch (sqlState) {
+            case "28P01", "28000" -> ": the login was refused, check OUTBOX_JDBC_USER and OUTBOX_JDBC_PASSWORD";
+            case "3D000" -> ": the database named in OUTBOX_JDBC_URL does not exist";
+            case "42501" -> ": the database user lacks a privilege (on the schema or the outbox tables)";
+            default -> "";
+        };
+    }
+
+    /** The PostgreSQL driver logs through java.util.logging, with whole URLs (and their passwords): held here, and off. */
+    private static final java.util.logging.Logger PGJDBC_LOG = java.util.logging.Logger.getLogger("org.postgresql");
+
     private static void configureLogging() {
+        PGJDBC_LOG.setLevel(java.util.logging.Level.OFF);
+        // a refused login or a closed socket is reported by the relay in one line of its own
+        defaultProperty("org.slf4j.simpleLogger.log.com.rabbitmq.client.impl.ForgivingExceptionHandler", "error");
         defaultProperty("org.slf4j.simpleLogger.logFile", "System.err");
         defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
         defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");

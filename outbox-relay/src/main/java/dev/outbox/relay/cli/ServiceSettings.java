@@ -1,23 +1,30 @@
 package dev.outbox.relay.cli;
 
-import dev.outbox.api.internal.NotifyChannels;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.outbox.api.internal.AmqpAddress;
+import dev.outbox.api.internal.NotifyChannels;
+import dev.outbox.api.internal.AmqpFactories;
 import dev.outbox.api.InvalidRouteException;
 import dev.outbox.api.Outbox;
 import dev.outbox.api.Routes;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.QueueType;
 import java.io.IOException;
-import java.io.Reader;
-import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,29 +54,40 @@ final class ServiceSettings {
             DELIVERIES_TABLE, QUEUE_TYPE, NOTIFY_CHANNEL, POLL_ONLY, ROUTE_BATCH_SIZE, DISPATCH_BATCH_SIZE, CONFIRM_TIMEOUT_SECONDS,
             MAX_IN_FLIGHT);
 
+    /** The longest value of any setting, in characters. */
+    static final int MAX_VALUE_LENGTH = 4096;
+    /** The largest {@code --config} file, in bytes. */
+    static final int MAX_FILE_BYTES = 1 << 20;
+    /**
+     * {@code OUTBOX_*} variables of the project's own build and tests ({@code OUTBOX_TEST_JDBC_URL},
+     * {@code OUTBOX_CODEGEN_JDBC_URL}, ...), which a relay started from a test inherits: never read, never refused.
+     */
+    static final List<String> FOREIGN_PREFIXES = List.of("OUTBOX_TEST_", "OUTBOX_CODEGEN_");
+    /** The variables Kubernetes gives every pod for a Service named {@code outbox} or {@code outbox-...}, after the name. */
+    private static final Pattern SERVICE_LINK =
+            Pattern.compile("SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?");
+    private static final Pattern FILE_KEY = Pattern.compile("OUTBOX_[A-Z0-9_]+");
+
     private final Map<String, String> values;
 
     private ServiceSettings(Map<String, String> values) {
         this.values = values;
     }
 
-    /** The settings of {@code file} (when given) overridden by those of {@code env}. */
+    /**
+     * The settings of {@code file} (when given) overridden by those of {@code env}. An unknown
+     * {@code OUTBOX_*} key is refused in both, naming the nearest known key, except in the environment
+     * the keys of {@link #FOREIGN_PREFIXES} and Kubernetes' service links.
+     */
     static ServiceSettings load(Map<String, String> env, @Nullable Path file) {
         Map<String, String> values = new LinkedHashMap<>();
         if (file != null) {
-            Properties props = new Properties();
-            try (Reader reader = Files.newBufferedReader(file)) {
-                props.load(reader);
-            } catch (NoSuchFileException e) {
-                throw new ConfigException("--config", "no such file " + file);
-            } catch (IOException | IllegalArgumentException e) {
-                throw new ConfigException("--config", "cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
-            }
-            for (String key : props.stringPropertyNames()) {
-                if (!KEYS.contains(key)) {
-                    throw new ConfigException(key, "unknown setting in " + file + " (known: OUTBOX_JDBC_URL, OUTBOX_AMQP_URI, ...; see the README)");
-                }
-                values.put(key, props.getProperty(key).trim());
+            values.putAll(readFile(file));
+        }
+        for (String key : new TreeSet<>(env.keySet())) {
+            if (key.startsWith("OUTBOX_") && !KEYS.contains(key) && !isForeign(key, env.keySet())) {
+                throw new ConfigException(shown(key, 64), "unknown setting in the environment; the nearest known one is "
+                        + nearest(key) + " (a list is in the README)");
             }
         }
         for (String key : KEYS) {
@@ -78,7 +96,117 @@ final class ServiceSettings {
                 values.put(key, value.trim());
             }
         }
+        values.forEach((key, value) -> {
+            if (value.length() > MAX_VALUE_LENGTH) {
+                throw new ConfigException(key, "is longer than " + MAX_VALUE_LENGTH + " characters");
+            }
+        });
         return new ServiceSettings(values);
+    }
+
+    /**
+     * {@code KEY=VALUE} lines, {@code #} or {@code !} comments and blank lines; values are taken as
+     * they are (trimmed; no escapes, no continuation lines). A bad line is named by its number, never
+     * shown: it may hold a secret.
+     */
+    private static Map<String, String> readFile(Path file) {
+        String text;
+        try {
+            if (Files.size(file) > MAX_FILE_BYTES) {
+                throw new ConfigException("--config", file + " is larger than " + MAX_FILE_BYTES / 1024 + " KiB");
+            }
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("--config", "no such file " + file);
+        } catch (CharacterCodingException e) {
+            throw new ConfigException("--config", "cannot read " + file + " (not UTF-8 text)");
+        } catch (IOException e) {
+            throw new ConfigException("--config", "cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
+        }
+        if (text.startsWith("\uFEFF")) {
+            text = text.substring(1);
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        String[] lines = text.split("\r\n|\r|\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (line.isEmpty() || line.startsWith("#") || line.startsWith("!")) {
+                continue;
+            }
+            int eq = line.indexOf('=');
+            String key = eq < 0 ? "" : line.substring(0, eq).strip();
+            if (!FILE_KEY.matcher(key).matches()) {
+                throw new ConfigException("--config", file + " line " + (i + 1)
+                        + ": not a setting, expected OUTBOX_NAME=value (the line is not shown: it may hold a secret)");
+            }
+            if (!KEYS.contains(key)) {
+                throw new ConfigException(shown(key, 64), "unknown setting in " + file + " line " + (i + 1) + "; the nearest known one is "
+                        + nearest(key) + " (a list is in the README)");
+            }
+            if (values.containsKey(key)) {
+                throw new ConfigException(key, "is given twice in " + file + " (again on line " + (i + 1) + ")");
+            }
+            values.put(key, line.substring(eq + 1).strip());
+        }
+        return values;
+    }
+
+    /** A key of the project's build and tests, or one of Kubernetes' service links (whose {@code *_SERVICE_HOST} is present too). */
+    static boolean isForeign(String key, Set<String> env) {
+        if (FOREIGN_PREFIXES.stream().anyMatch(key::startsWith)) {
+            return true;
+        }
+        for (int i = key.indexOf('_'); i > 0; i = key.indexOf('_', i + 1)) {
+            String service = key.substring(0, i);
+            String suffix = key.substring(i + 1);
+            if (SERVICE_LINK.matcher(suffix).matches()
+                    && (suffix.equals("SERVICE_HOST") ? env.contains(service + "_SERVICE_PORT") : env.contains(service + "_SERVICE_HOST"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The known key nearest to {@code key} by edit distance (the first in alphabetical order on a tie). */
+    static String nearest(String key) {
+        String best = "";
+        int bestDistance = Integer.MAX_VALUE;
+        for (String known : new TreeSet<>(KEYS)) {
+            int d = distance(key, known);
+            if (d < bestDistance) {
+                best = known;
+                bestDistance = d;
+            }
+        }
+        return best;
+    }
+
+    private static int distance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
+    }
+
+    /** A value that holds no secret, fit for a message: at most {@code max} characters, control characters as {@code ?}. */
+    static String shown(String value, int max) {
+        String bounded = value.length() > max ? value.substring(0, max) + "..." : value;
+        StringBuilder out = new StringBuilder(bounded.length());
+        bounded.codePoints().forEach(c -> out.appendCodePoint(Character.isISOControl(c) || Character.getType(c) == Character.FORMAT ? '?' : c));
+        return out.toString();
     }
 
     private @Nullable String get(String key) {
@@ -93,6 +221,18 @@ final class ServiceSettings {
         }
         if (!url.startsWith("jdbc:postgresql:")) {
             throw new ConfigException(JDBC_URL, "must be a PostgreSQL JDBC URL starting with jdbc:postgresql:");
+        }
+        // the driver's own reading, so that what passes here is what it connects to; the URL may hold a password: never shown
+        Properties parsed = org.postgresql.Driver.parseURL(url, null);
+        if (parsed == null) {
+            throw new ConfigException(JDBC_URL, "cannot be read by the PostgreSQL driver (expected jdbc:postgresql://host:5432/database;"
+                    + " the URL is not shown: it may hold a password)");
+        }
+        if (parsed.getProperty("PGHOST", "").isEmpty()) {
+            throw new ConfigException(JDBC_URL, "names no host (expected jdbc:postgresql://host:5432/database)");
+        }
+        if (parsed.getProperty("PGDBNAME", "").isEmpty()) {
+            throw new ConfigException(JDBC_URL, "names no database (expected jdbc:postgresql://host:5432/database)");
         }
         return url;
     }
@@ -110,13 +250,11 @@ final class ServiceSettings {
         if (uri == null) {
             throw new ConfigException(AMQP_URI, "is required (e.g. amqp://user:password@rabbit:5672/%2F)");
         }
-        ConnectionFactory factory = new ConnectionFactory();
         try {
-            factory.setUri(URI.create(uri));
-        } catch (Exception e) {
-            throw new ConfigException(AMQP_URI, "must be an amqp:// or amqps:// URI (" + e.getClass().getSimpleName() + ")");
+            return AmqpFactories.of(AmqpAddress.parse(uri, AMQP_URI));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e); // names OUTBOX_AMQP_URI, never repeats the URI
         }
-        return factory;
     }
 
     Routes routes() {
@@ -159,7 +297,7 @@ final class ServiceSettings {
         return switch (value.toLowerCase(Locale.ROOT)) {
             case "classic" -> QueueType.CLASSIC;
             case "quorum" -> QueueType.QUORUM;
-            default -> throw new ConfigException(QUEUE_TYPE, "must be classic or quorum, got '" + value + "'");
+            default -> throw new ConfigException(QUEUE_TYPE, "must be classic or quorum, got '" + shown(value, 40) + "'");
         };
     }
 
@@ -169,7 +307,7 @@ final class ServiceSettings {
             return Outbox.DEFAULT_NOTIFY_CHANNEL;
         }
         if (!NotifyChannels.isValid(value)) {
-            throw new ConfigException(NOTIFY_CHANNEL, "must be " + NotifyChannels.RULE + ", got '" + value + "'");
+            throw new ConfigException(NOTIFY_CHANNEL, "must be " + NotifyChannels.RULE + ", got '" + shown(value, 80) + "'");
         }
         return value;
     }
@@ -182,7 +320,7 @@ final class ServiceSettings {
         return switch (value.toLowerCase(Locale.ROOT)) {
             case "true", "yes", "1" -> true;
             case "false", "no", "0" -> false;
-            default -> throw new ConfigException(POLL_ONLY, "must be true or false, got '" + value + "'");
+            default -> throw new ConfigException(POLL_ONLY, "must be true or false, got '" + shown(value, 40) + "'");
         };
     }
 
@@ -215,6 +353,6 @@ final class ServiceSettings {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new ConfigException(key, "must be a whole number from " + min + " to " + max + ", got '" + value + "'");
+        throw new ConfigException(key, "must be a whole number from " + min + " to " + max + ", got '" + shown(value, 40) + "'");
     }
 }

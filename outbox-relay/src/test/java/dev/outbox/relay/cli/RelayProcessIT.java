@@ -63,4 +63,54 @@ class RelayProcessIT {
             process.destroyForcibly();
         }
     }
+
+    /** What a child process printed on stderr, and its exit code. */
+    record Exit(int code, List<String> stderr) {}
+
+    private Exit runProcess(java.util.Map<String, String> env, String... args) throws Exception {
+        Path stderr = dir.resolve("stderr-" + UUID.randomUUID() + ".log");
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), RelayCommand.class.getName()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectError(stderr.toFile()).redirectOutput(dir.resolve("stdout.log").toFile());
+        pb.environment().putAll(env);
+        Process process = pb.start();
+        try {
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            return new Exit(process.exitValue(), Files.readAllLines(stderr));
+        } finally {
+            process.destroyForcibly();
+        }
+    }
+
+    private java.util.Map<String, String> env() throws Exception {
+        Path routes = dir.resolve("routes.yaml");
+        Files.writeString(routes, "routes: {order.cancelled: [{job: refund, queue: %s, retryDelaysSeconds: [5], deliveryTimeoutSeconds: 60}]}"
+                .formatted(rabbit.queue("refunds")));
+        return RelayCommandIT.env(db, rabbit, routes);
+    }
+
+    @Test
+    void aJdbcUrlTheDriverCannotReadIsOneLineWithoutThePasswordEvenFromTheDriversLog() throws Exception {
+        java.util.Map<String, String> env = env();
+        env.put("OUTBOX_JDBC_URL", "jdbc:postgresql://127.0.0.1:5432?password=s3cret");
+
+        Exit exit = runProcess(env, "status");
+
+        assertThat(exit.code()).isEqualTo(2);
+        assertThat(exit.stderr()).hasSize(1).allMatch(line -> line.startsWith("outbox-relay: OUTBOX_JDBC_URL: ") && !line.contains("s3cret"));
+    }
+
+    @Test
+    void aWrongBrokerPasswordIsOneLine() throws Exception {
+        java.util.Map<String, String> env = env();
+        dev.outbox.api.internal.AmqpAddress broker = dev.outbox.api.internal.AmqpAddress.parse(rabbit.uri(), "test");
+        env.put("OUTBOX_AMQP_URI", "amqp://" + broker.username() + ":wrong-s3cret@" + broker.host() + ":" + broker.port() + "/%2F");
+        new Tables(db).record(new OrderCancelled(1));
+
+        Exit exit = runProcess(env, "relay");
+
+        assertThat(exit.code()).isEqualTo(1);
+        assertThat(exit.stderr()).containsExactly("outbox-relay: broker unreachable (AuthenticationFailureException)");
+    }
 }

@@ -1,0 +1,35 @@
+package dev.outbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.outbox.api.Route;
+import dev.outbox.api.Routes;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@code Relay.builder().amqpUri(..)} reads a URI by the same rule as the service and the worker. */
+class RelayBuilderTest {
+
+    private static Relay.Builder builder(String amqpUri) {
+        DataSource none = (DataSource) java.lang.reflect.Proxy.newProxyInstance(RelayBuilderTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> null);
+        return Relay.builder().dataSource(none).amqpUri(amqpUri)
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", "payments", List.of(), 120)).build());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"amqp://u:s3cret@bad_rabbit:abc/%2F", "amqp://u:s3cret@/%2F", "ftp://u:s3cret@host", "amqp://u:s3cret@host/a/b"})
+    void refusesAnAmqpUriItCannotReadNamingTheFieldAndNotTheUri(String uri) {
+        assertThatThrownBy(() -> builder(uri).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("Relay.amqpUri: ").hasMessageNotContaining("s3cret");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"amqp://u:s3cret@bad_rabbit:5672/%2F", "amqps://bad_rabbit", "amqp://[::1]:5673/vhost?heartbeat=10"})
+    void acceptsWhatItCanRead(String uri) {
+        assertThatCode(() -> builder(uri).build().close()).doesNotThrowAnyException();
+    }
+}
