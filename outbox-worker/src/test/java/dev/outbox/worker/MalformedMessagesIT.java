@@ -44,6 +44,9 @@ class MalformedMessagesIT {
 
     record Numbered(int number) {}
 
+    @EventType("counter.renamed")
+    record Renamed(int n) {}
+
     static final String JOB = "send-confirmation";
     static final String COUNT = "count";
     static final AtomicInteger queues = new AtomicInteger();
@@ -157,6 +160,18 @@ class MalformedMessagesIT {
         awaitFailed(sent.deliveryId(), "undeserializable_event");
         assertThat(logs.lines("WARN", sent.eventId(), "cannot be read as", Numbered.class.getName())).hasSize(1);
         assertThat(logs.lines()).noneMatch(l -> l.contains("forty-two"));
+        assertThat(calls).hasValue(0);
+        assertStillServing();
+    }
+
+    @Test
+    void failsTheDeliveryUndeserializableEventWhenThePayloadMissesAPropertyInsteadOfRunningTheJobWithZero() throws Exception {
+        Sent sent = fixture.dispatched(new Renamed(1), COUNT, queue, List.of(60)); // {"n":1} read as Numbered(int number)
+
+        fixture.publish(sent);
+
+        awaitFailed(sent.deliveryId(), "undeserializable_event");
+        assertThat(logs.lines("WARN", sent.eventId(), "cannot be read as", Numbered.class.getName())).hasSize(1);
         assertThat(calls).hasValue(0);
         assertStillServing();
     }
