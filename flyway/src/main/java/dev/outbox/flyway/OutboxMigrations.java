@@ -1,5 +1,12 @@
 package dev.outbox.flyway;
 
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
@@ -17,6 +24,12 @@ import org.flywaydb.core.api.output.MigrateResult;
  * // or, to add settings of your own:
  * OutboxMigrations.configure(Flyway.configure().dataSource(dataSource), tables).load().migrate();
  * }</pre>
+ *
+ * <p>One schema holds one set of outbox tables: the migrations create the schema's enum types and
+ * record themselves in one history table per schema. {@link #migrate} refuses, with an
+ * {@code IllegalStateException} and before changing anything, a second set of names in a schema that
+ * holds one already (the history says the migrations ran, but these tables are not there), where
+ * Flyway alone would report success and create nothing. Give each set a schema of its own.
  *
  * <p>Applications that drive Flyway themselves (a framework's auto-configuration, say) add
  * {@value #LOCATION} to a separate Flyway instance with the placeholders of
@@ -45,14 +58,60 @@ public final class OutboxMigrations {
         return configure(configuration, tables, INBOX_LOCATION, INBOX_HISTORY_TABLE);
     }
 
-    /** Applies the outbox migrations to {@code dataSource}; a second call is a no-op. */
+    /**
+     * Applies the outbox migrations to {@code dataSource}; a second call is a no-op.
+     *
+     * @throws IllegalStateException when the schema already holds another set of outbox tables (see
+     *     the class comment), before anything is changed
+     */
     public static MigrateResult migrate(DataSource dataSource, OutboxTables tables) {
-        return configure(Flyway.configure().dataSource(dataSource), tables).load().migrate();
+        Flyway flyway = configure(Flyway.configure().dataSource(dataSource), tables).load();
+        refuseASecondSet(flyway, dataSource, tables, HISTORY_TABLE, List.of(tables.events(), tables.deliveries()));
+        return flyway.migrate();
     }
 
-    /** Applies the inbox migration to {@code dataSource}; a second call is a no-op. */
+    /**
+     * Applies the inbox migration to {@code dataSource}; a second call is a no-op.
+     *
+     * @throws IllegalStateException when the schema already holds another inbox table, before anything is changed
+     */
     public static MigrateResult migrateInbox(DataSource dataSource, OutboxTables tables) {
-        return configureInbox(Flyway.configure().dataSource(dataSource), tables).load().migrate();
+        Flyway flyway = configureInbox(Flyway.configure().dataSource(dataSource), tables).load();
+        refuseASecondSet(flyway, dataSource, tables, INBOX_HISTORY_TABLE, List.of(tables.inbox()));
+        return flyway.migrate();
+    }
+
+    /**
+     * One history table per schema records one set of tables: when it says the migrations ran but
+     * the tables of {@code tables} are not there, they were run for other names, and Flyway would
+     * report success and create nothing.
+     */
+    private static void refuseASecondSet(Flyway flyway, DataSource dataSource, OutboxTables tables, String historyTable,
+            List<String> expected) {
+        boolean applied = Arrays.stream(flyway.info().applied())
+                .anyMatch(m -> !m.getType().isBaseline() && m.getState().isApplied() && !m.getState().isFailed());
+        if (!applied) {
+            return;
+        }
+        List<String> missing = new ArrayList<>();
+        try (Connection c = dataSource.getConnection()) {
+            DatabaseMetaData meta = c.getMetaData();
+            for (String table : expected) {
+                try (ResultSet rs = meta.getTables(null, tables.schema(), table, null)) {
+                    if (!rs.next()) {
+                        missing.add(tables.schema() + "." + table);
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the tables of schema '" + tables.schema() + "' (" + e.getClass().getSimpleName() + ")", e);
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("schema '" + tables.schema() + "' holds another set of outbox tables (its history table "
+                    + historyTable + " records the migrations as applied) but not " + String.join(", ", missing)
+                    + ": one schema holds one set of outbox tables; give these names a schema of their own (OutboxTables.withSchema),"
+                    + " or use the names of the set already there");
+        }
     }
 
     private static FluentConfiguration configure(FluentConfiguration configuration, OutboxTables tables,

@@ -6,7 +6,9 @@ package dev.outbox.api;
  *
  * <p>{@link #serialize} must refuse, with an {@link EventEncodingException} naming the field, any
  * value that {@code jsonb} would not keep as it is: NaN and infinities, unpaired surrogates,
- * {@code \u0000}, and types with no stable JSON form.
+ * {@code \u0000}, and types with no stable JSON form; and anything {@link #deserialize} could not
+ * read back (the default checks Jackson's read limits when it writes), so that an event a worker
+ * can never read is never recorded. An error names the field by a path that holds no payload data.
  */
 public interface EventSerializer {
 

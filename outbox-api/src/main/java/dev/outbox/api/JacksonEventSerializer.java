@@ -2,6 +2,7 @@ package dev.outbox.api;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,42 +17,79 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.Reader;
+import java.io.StringWriter;
 import java.io.Writer;
 import java.nio.file.Path;
 import java.util.Calendar;
 import java.util.Date;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The default {@link EventSerializer}: Jackson with the modules found on the class path (java.time,
- * and Kotlin data classes when jackson-module-kotlin is present), dates as ISO-8601 text, unknown
- * properties ignored on the way back (older readers accept newer events).
+ * and Kotlin data classes when jackson-module-kotlin is present), dates as ISO-8601 text.
  *
- * <p>Refused before anything is written, naming the field: NaN and infinities, unpaired surrogates
- * and {@code \u0000} in strings and keys, and types whose JSON form is not stable or not data:
- * {@code java.util.Date}/{@code Calendar} (time-zone dependent), {@code Optional} (use a nullable
- * field), byte arrays (encode them as text yourself, Base64 say), streams, readers, files and paths,
- * classes, threads, and objects whose state Jackson cannot see (no properties). A record with no
- * components is written as {@code {}}: it holds nothing that could be lost. Top-level scalars are
- * refused: a payload is a JSON object or array. {@code BigDecimal} keeps its scale ({@code 10.50}).
+ * <p><b>Writing.</b> Refused before anything is written, naming the field: NaN and infinities,
+ * unpaired surrogates and {@code \u0000} in strings and keys, and types whose JSON form is not stable
+ * or not data: {@code java.util.Date}/{@code Calendar} (time-zone dependent), {@code Optional} (use a
+ * nullable field), byte arrays (encode them as text yourself, Base64 say), streams, readers, files
+ * and paths, classes, threads, raw JSON, and objects whose state Jackson cannot see (no properties).
+ * A record with no components is written as {@code {}}: it holds nothing that could be lost.
+ * Top-level scalars are refused: a payload is a JSON object or array. {@code BigDecimal} keeps its
+ * scale ({@code 10.50}).
+ *
+ * <p><b>What is recorded can be read.</b> The read limits of the mapper's
+ * {@link StreamReadConstraints} (Jackson's defaults: strings up to 20,000,000 characters, numbers up
+ * to 1,000 digits, keys up to 50,000 characters, nesting up to 1,000 levels) are checked when the
+ * event is written, with the same object the reading side uses, so a worker with the same serializer
+ * can always read what {@code record} accepted. Numbers are counted as PostgreSQL prints them back
+ * from {@code jsonb}: every digit in plain notation ({@code 1E+1000} comes back as 1,001 digits) and
+ * within the range of {@code numeric}. A payload holds at most {@link #MAX_PAYLOAD_BYTES} bytes of
+ * JSON. (The document length and token count limits, unlimited by default, are not checked.)
+ *
+ * <p><b>Paths.</b> An {@link EventEncodingException} names the field by its JSON path. Property names
+ * of records and beans are printed ({@code $.lines[2].price}); the keys of a {@code Map} (or a
+ * {@code JsonNode}) are payload data and are named by position instead: {@code $.labels.<key #3>} is
+ * the fourth entry written.
+ *
+ * <p><b>Reading.</b> Unknown properties are ignored (a newer producer may add fields). A missing
+ * property is an error, failing the delivery {@code undeserializable_event} instead of running the
+ * handler with a made-up value, when it is: a primitive ({@code int}, {@code long}, {@code boolean}
+ * ...; a JSON {@code null} for one too); a record component of a reference type without
+ * {@code @Nullable} in a JSpecify {@code @NullMarked} scope (the record, a class around it, its
+ * package or module; {@code null} is refused as well); a non-null Kotlin constructor property
+ * without a default value. A {@code @Nullable} component, a Kotlin property with a default value or
+ * a nullable type, and a reference component outside a {@code @NullMarked} scope may be missing
+ * (it reads as {@code null} or the default). {@link #using(ObjectMapper)} keeps the reading rules of
+ * the mapper given.
  */
 public final class JacksonEventSerializer implements EventSerializer {
 
     private static final Pattern PLAIN_KEY = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*");
 
+    /**
+     * The most bytes of JSON (UTF-8) an event may hold: 32 MiB. PostgreSQL refuses a {@code jsonb}
+     * value of 256 MB or more, and its binary form can be several times the text (a list of small
+     * numbers takes about six times as much), so this keeps every payload well inside it.
+     */
+    public static final int MAX_PAYLOAD_BYTES = 32 * 1024 * 1024;
+
     private final ObjectMapper mapper;
+    /** The limits the reading side applies, checked when an event is written: the same object for both. */
+    private final StreamReadConstraints readLimits;
 
     private JacksonEventSerializer(ObjectMapper mapper) {
         this.mapper = mapper;
+        this.readLimits = mapper.getFactory().streamReadConstraints();
     }
 
     static JacksonEventSerializer create() {
@@ -77,7 +115,9 @@ public final class JacksonEventSerializer implements EventSerializer {
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
                 .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
                 .enable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+                .addModule(NullMarkedRecords.module())
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
                 .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
                 .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
                 // keep the scale of a BigDecimal (10.50 stays 10.50, 10 does not become 1E+1)
@@ -93,12 +133,18 @@ public final class JacksonEventSerializer implements EventSerializer {
 
     @Override
     public String serialize(String eventType, Object event) {
-        JsonNode tree;
-        try {
-            tree = mapper.valueToTree(event);
-        } catch (IllegalArgumentException e) {
-            JsonMappingException cause = findMappingException(e);
-            String path = cause == null ? "$" : jsonPath(cause);
+        StringWriter out = new StringWriter();
+        CheckingGenerator checked = null;
+        try (JsonGenerator target = mapper.createGenerator(out)) {
+            checked = new CheckingGenerator(target, readLimits);
+            mapper.writeValue(checked, event);
+        } catch (IOException | RuntimeException e) {
+            CheckingGenerator.Refusal refusal = find(e, CheckingGenerator.Refusal.class);
+            if (refusal != null) {
+                throw new EventEncodingException(eventType, refusal.path, refusal.problem);
+            }
+            String path = checked == null ? "$" : checked.path();
+            JsonMappingException cause = find(e, JsonMappingException.class);
             String problem;
             if (cause != null && cause.getCause() instanceof RefusedType refused) {
                 problem = refused.problem;
@@ -112,15 +158,13 @@ public final class JacksonEventSerializer implements EventSerializer {
             }
             throw new EventEncodingException(eventType, path, problem, e);
         }
-        if (!tree.isObject() && !tree.isArray()) {
-            throw new EventEncodingException(eventType, "$", "must be a JSON object or array, got " + tree.getNodeType());
+        String json = out.toString();
+        long bytes = utf8Length(json);
+        if (bytes > MAX_PAYLOAD_BYTES) {
+            throw new EventEncodingException(eventType, "$", "is " + bytes + " bytes of JSON, more than the " + MAX_PAYLOAD_BYTES
+                    + " an event may hold (PostgreSQL's jsonb keeps less than 256 MB)");
         }
-        check(eventType, "$", tree);
-        try {
-            return mapper.writeValueAsString(tree);
-        } catch (JsonProcessingException e) {
-            throw new EventEncodingException(eventType, "$", "cannot be written as JSON", e);
-        }
+        return json;
     }
 
     @Override
@@ -135,57 +179,24 @@ public final class JacksonEventSerializer implements EventSerializer {
         }
     }
 
-    private static void check(String eventType, String path, JsonNode node) {
-        if (node.isObject()) {
-            Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
-            while (fields.hasNext()) {
-                Map.Entry<String, JsonNode> field = fields.next();
-                String childPath = path + segment(field.getKey());
-                checkText(eventType, childPath, field.getKey(), "has a key that ");
-                check(eventType, childPath, field.getValue());
-            }
-        } else if (node.isArray()) {
-            for (int i = 0; i < node.size(); i++) {
-                check(eventType, path + "[" + i + "]", node.get(i));
-            }
-        } else if (node.isDouble() || node.isFloat()) { // a BigDecimal beyond double's range is fine
-            double value = node.doubleValue();
-            if (Double.isNaN(value)) {
-                throw new EventEncodingException(eventType, path, "is NaN, which JSON cannot hold");
-            }
-            if (Double.isInfinite(value)) {
-                throw new EventEncodingException(eventType, path, "is infinite, which JSON cannot hold");
-            }
-        } else if (node.isTextual()) {
-            checkText(eventType, path, node.textValue(), "");
-        } else if (node.isPojo() || node.isBinary()) {
-            throw new EventEncodingException(eventType, path, "has no JSON form (" + node.getNodeType() + ")");
-        }
-    }
-
-    private static void checkText(String eventType, String path, String text, String what) {
+    private static long utf8Length(String text) {
+        long bytes = 0;
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            if (c == '\u0000') {
-                throw new EventEncodingException(eventType, path, what + "contains \\u0000 at index " + i + ", which jsonb refuses");
-            }
-            if (Character.isHighSurrogate(c)) {
-                if (i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                    i++;
-                    continue;
-                }
-                throw new EventEncodingException(eventType, path, what + "contains an unpaired surrogate at index " + i);
-            }
-            if (Character.isLowSurrogate(c)) {
-                throw new EventEncodingException(eventType, path, what + "contains an unpaired surrogate at index " + i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
             }
         }
+        return bytes;
     }
 
-    private static JsonMappingException findMappingException(Throwable e) {
+    private static <X extends Throwable> @Nullable X find(Throwable e, Class<X> type) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof JsonMappingException m) {
-                return m;
+            if (type.isInstance(t)) {
+                return type.cast(t);
             }
         }
         return null;
@@ -194,7 +205,11 @@ public final class JacksonEventSerializer implements EventSerializer {
     private static String jsonPath(JsonMappingException e) {
         StringBuilder path = new StringBuilder("$");
         for (JsonMappingException.Reference ref : e.getPath()) {
-            if (ref.getFieldName() != null) {
+            Object from = ref.getFrom();
+            if (ref.getFieldName() != null && (from instanceof Map || from instanceof JsonNode
+                    || (from instanceof Class<?> c && (Map.class.isAssignableFrom(c) || JsonNode.class.isAssignableFrom(c))))) {
+                path.append(".<key>"); // a key of a map is payload data
+            } else if (ref.getFieldName() != null) {
                 path.append(segment(ref.getFieldName()));
             } else if (ref.getIndex() >= 0) {
                 path.append('[').append(ref.getIndex()).append(']');

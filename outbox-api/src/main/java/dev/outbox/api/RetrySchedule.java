@@ -17,7 +17,8 @@ public final class RetrySchedule {
 
     /**
      * {@code retries} delays, the first {@code initialSeconds}, each next one {@code factor} times the
-     * previous, rounded to whole seconds and capped at {@code capSeconds}.
+     * previous, rounded to whole seconds and capped at {@code capSeconds}, which is at most
+     * {@link Route#MAX_RETRY_DELAY_SECONDS} (30 days).
      */
     public static List<Integer> exponential(int initialSeconds, double factor, int capSeconds, int retries) {
         if (initialSeconds <= 0) {
@@ -28,6 +29,9 @@ public final class RetrySchedule {
         }
         if (capSeconds < initialSeconds) {
             throw new IllegalArgumentException("capSeconds must be at least initialSeconds (" + initialSeconds + "), got " + capSeconds);
+        }
+        if (capSeconds > Route.MAX_RETRY_DELAY_SECONDS) {
+            throw new IllegalArgumentException("capSeconds must be at most " + Route.MAX_RETRY_DELAY_SECONDS + " (30 days), got " + capSeconds);
         }
         if (retries < 0 || retries > Route.MAX_RETRIES) {
             throw new IllegalArgumentException("retries must be 0.." + Route.MAX_RETRIES + ", got " + retries);

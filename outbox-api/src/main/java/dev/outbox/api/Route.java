@@ -1,5 +1,7 @@
 package dev.outbox.api;
 
+import dev.outbox.api.internal.AmqpNames;
+import dev.outbox.api.internal.LogText;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -15,6 +17,14 @@ import org.jspecify.annotations.Nullable;
  *       {@code exchange} with {@code routingKey}, message id = event id; completed on the broker's
  *       confirm. For integration events read by other services.</li>
  * </ul>
+ *
+ * <p>What the broker and the schema would refuse later is refused here: queue, exchange and routing
+ * key are AMQP short strings of at most 255 bytes in UTF-8 (not characters) with no control
+ * character and no unpaired surrogate; a queue must not begin with {@code amq.} (the broker reserves
+ * those names); the exchange of a publish route is a named one (the default exchange {@code ""} is
+ * refused, a pre-declared {@code amq.topic} is fine); the routing key may be empty. A retry delay is
+ * 1 second to {@value #MAX_RETRY_DELAY_SECONDS} seconds (30 days), a delivery timeout 1 second to
+ * {@value #MAX_DELIVERY_TIMEOUT_SECONDS} seconds (7 days), at most {@value #MAX_RETRIES} retries.
  *
  * <p>Invalid values are refused when the route is built, with an {@code IllegalArgumentException}
  * naming the field; {@link Routes.Builder#job} and {@link Routes.Builder#publish} (and the routes
@@ -42,29 +52,29 @@ public record Route(RouteKind kind, String jobType, String queue, @Nullable Stri
     /** At most this many retries: the schema refuses longer lists. */
     public static final int MAX_RETRIES = 100;
 
+    /** The longest pause before a retry: 30 days. */
+    public static final int MAX_RETRY_DELAY_SECONDS = 30 * 24 * 3600;
+
+    /** The longest delivery timeout: 7 days. */
+    public static final int MAX_DELIVERY_TIMEOUT_SECONDS = 7 * 24 * 3600;
+
     public Route {
         Objects.requireNonNull(kind, "Route.kind");
         if (jobType == null || !Names.isStableName(jobType)) {
-            throw new IllegalArgumentException("jobType must match " + Names.STABLE_NAME.pattern() + ", got '" + jobType + "'");
+            throw new IllegalArgumentException("jobType must match " + Names.STABLE_NAME.pattern() + ", got '" + LogText.of(jobType) + "'");
         }
-        if (kind == RouteKind.PUBLISH && exchange != null && exchange.isEmpty()) {
-            throw new IllegalArgumentException("exchange of a publish route must be a named exchange (non-empty), got ''");
-        }
-        if (queue == null || queue.isEmpty() || queue.length() > 255) {
-            throw new IllegalArgumentException("queue must be a non-empty string of at most 255 characters, got '" + queue + "'");
-        }
-        if (kind == RouteKind.JOB && (exchange != null || routingKey != null)) {
-            throw new IllegalArgumentException("a job route has no exchange or routingKey");
-        }
-        if (kind == RouteKind.PUBLISH) {
-            if (exchange == null || exchange.length() > 255) {
-                throw new IllegalArgumentException("exchange of a publish route must be a string of at most 255 characters");
+        if (kind == RouteKind.JOB) {
+            refuse("queue", AmqpNames.queueProblem(queue));
+            if (exchange != null || routingKey != null) {
+                throw new IllegalArgumentException("a job route has no exchange or routingKey");
             }
-            if (routingKey == null || routingKey.length() > 255) {
-                throw new IllegalArgumentException("routingKey of a publish route must be a string of at most 255 characters");
-            }
+        } else {
+            refuse("exchange of a publish route", exchange != null && exchange.isEmpty()
+                    ? "must be a named exchange (non-empty), got ''" : AmqpNames.shortStringProblem(exchange, false));
+            refuse("routingKey of a publish route", AmqpNames.shortStringProblem(routingKey, true));
             if (!exchange.equals(queue)) {
-                throw new IllegalArgumentException("queue of a publish route must be its exchange '" + exchange + "', got '" + queue + "'");
+                throw new IllegalArgumentException("queue of a publish route must be its exchange '" + LogText.of(exchange) + "', got '"
+                        + LogText.of(queue) + "'");
             }
         }
         if (retryDelaysSeconds == null) {
@@ -74,14 +84,33 @@ public record Route(RouteKind kind, String jobType, String queue, @Nullable Stri
             throw new IllegalArgumentException("retryDelaysSeconds has " + retryDelaysSeconds.size() + " entries, at most " + MAX_RETRIES);
         }
         for (int i = 0; i < retryDelaysSeconds.size(); i++) {
-            Integer delay = retryDelaysSeconds.get(i);
-            if (delay == null || delay <= 0) {
-                throw new IllegalArgumentException("retryDelaysSeconds[" + i + "] must be a positive whole number of seconds, got " + delay);
-            }
+            refuse("retryDelaysSeconds[" + i + "]", delayProblem(retryDelaysSeconds.get(i)));
         }
         retryDelaysSeconds = List.copyOf(retryDelaysSeconds);
-        if (deliveryTimeoutSeconds <= 0) {
-            throw new IllegalArgumentException("deliveryTimeoutSeconds must be a positive whole number of seconds, got " + deliveryTimeoutSeconds);
+        refuse("deliveryTimeoutSeconds", timeoutProblem(deliveryTimeoutSeconds));
+    }
+
+    /** What is wrong with {@code seconds} as a retry delay, or null: 1..{@value #MAX_RETRY_DELAY_SECONDS}. */
+    static @Nullable String delayProblem(@Nullable Integer seconds) {
+        if (seconds == null || seconds <= 0) {
+            return "must be a positive whole number of seconds, got " + seconds;
+        }
+        return seconds > MAX_RETRY_DELAY_SECONDS
+                ? "must be at most " + MAX_RETRY_DELAY_SECONDS + " seconds (30 days), got " + seconds : null;
+    }
+
+    /** What is wrong with {@code seconds} as a delivery timeout, or null: 1..{@value #MAX_DELIVERY_TIMEOUT_SECONDS}. */
+    static @Nullable String timeoutProblem(int seconds) {
+        if (seconds <= 0) {
+            return "must be a positive whole number of seconds, got " + seconds;
+        }
+        return seconds > MAX_DELIVERY_TIMEOUT_SECONDS
+                ? "must be at most " + MAX_DELIVERY_TIMEOUT_SECONDS + " seconds (7 days), got " + seconds : null;
+    }
+
+    private static void refuse(String field, @Nullable String problem) {
+        if (problem != null) {
+            throw new IllegalArgumentException(field + " " + problem);
         }
     }
 

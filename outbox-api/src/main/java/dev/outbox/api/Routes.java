@@ -1,5 +1,6 @@
 package dev.outbox.api;
 
+import dev.outbox.api.internal.LogText;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -119,7 +120,7 @@ public final class Routes {
                 for (Route existing : list) {
                     if (existing.jobType().equals(route.jobType()) && existing.queue().equals(route.queue())) {
                         throw new InvalidRouteException("event type '" + eventType + "': route (jobType " + route.jobType() + ", queue "
-                                + route.queue() + ") is given twice");
+                                + LogText.of(route.queue()) + ") is given twice");
                     }
                 }
                 list.add(route);
@@ -135,7 +136,7 @@ public final class Routes {
 
         private static void checkEventType(String eventType) {
             if (eventType == null || !Names.isStableName(eventType)) {
-                throw new InvalidRouteException("event type '" + eventType + "': an event type must match " + Names.STABLE_NAME.pattern());
+                throw new InvalidRouteException("event type '" + LogText.of(eventType) + "': an event type must match " + Names.STABLE_NAME.pattern());
             }
         }
     }

@@ -3,9 +3,13 @@ package dev.outbox.api;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import dev.outbox.api.internal.AmqpNames;
+import dev.outbox.api.internal.LogText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -42,7 +46,11 @@ import org.jspecify.annotations.Nullable;
  * Every error names the file and the path, e.g.
  * {@code routes.yaml: $.routes['order.placed'][1].retryDelaysSeconds[0]: must be a positive whole number of seconds,
  * got 0 (event type 'order.placed')}, or the line and column of a syntax error. A key given twice
- * and an unknown field are errors.
+ * and an unknown field are errors, and so are: a file that names no event type ({@code routes: {}}),
+ * a second YAML or JSON document in the file, YAML anchors, aliases and merge keys
+ * ({@code &a}, {@code *a}, {@code <<: *a}: write each value out), and every value {@link Route}
+ * refuses (queues, exchanges and routing keys over 255 bytes in UTF-8, queues named {@code amq.*},
+ * delays over 30 days, timeouts over 7 days).
  */
 public final class RoutesFile {
 
@@ -78,13 +86,46 @@ public final class RoutesFile {
         }
         JsonNode root;
         try {
+            checkStructure(file, mapper, text);
             root = mapper.readTree(text);
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
             String where = at == null || at.getLineNr() < 1 ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
             throw new InvalidRouteException(file + where + ": not valid " + format + " (" + e.getOriginalMessage() + ")", e);
+        } catch (IOException e) {
+            throw new InvalidRouteException(file + ": cannot read the routes file (" + e.getClass().getSimpleName() + ")", e);
         }
         return parse(file.toString(), root);
+    }
+
+    /**
+     * Refuses what the tree would silently get wrong: a YAML anchor or alias (Jackson's YAML parser
+     * does not resolve an alias, it reads {@code *a} as the text {@code "a"}, so a route would go to a
+     * queue named after the anchor) and a second document (the tree holds the first one only). Every
+     * alias is refused at its line, and so is an anchor on a mapping or a list; an anchor on a plain
+     * value is invisible to Jackson's parser, and harmless alone: its alias is refused.
+     */
+    private static void checkStructure(Path file, ObjectMapper mapper, String text) throws IOException {
+        try (JsonParser p = mapper.getFactory().createParser(text)) {
+            int depth = 0;
+            int documents = 0;
+            for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
+                if (p instanceof YAMLParser yaml && (yaml.isCurrentAlias() || yaml.getObjectId() != null)) {
+                    throw new InvalidRouteException(file + " at line " + p.currentTokenLocation().getLineNr() + ": YAML anchors and aliases ("
+                            + (yaml.isCurrentAlias() ? "*" : "&") + LogText.of(yaml.isCurrentAlias() ? yaml.getText() : yaml.getObjectId())
+                            + ") are not supported in a routes file: write each value out");
+                }
+                if (depth == 0 && t != JsonToken.END_OBJECT && t != JsonToken.END_ARRAY && ++documents > 1) {
+                    throw new InvalidRouteException(file + " at line " + p.currentTokenLocation().getLineNr()
+                            + ": a second document; a routes file holds exactly one");
+                }
+                if (t.isStructStart()) {
+                    depth++;
+                } else if (t.isStructEnd()) {
+                    depth--;
+                }
+            }
+        }
     }
 
     /** Reads routes from a parsed tree; {@code source} names it in errors. */
@@ -97,15 +138,19 @@ public final class RoutesFile {
         if (routes == null || !routes.isObject()) {
             throw new InvalidRouteException(source + ": $.routes: must be a mapping from event type to a list of routes");
         }
+        if (routes.isEmpty()) {
+            throw new InvalidRouteException(source + ": $.routes: names no event type; a routes file needs at least one route");
+        }
         Routes.Builder builder = Routes.builder();
         Iterator<Map.Entry<String, JsonNode>> types = routes.fields();
         while (types.hasNext()) {
             Map.Entry<String, JsonNode> type = types.next();
             String eventType = type.getKey();
-            At at = new At(source, "$.routes['" + eventType + "']", eventType);
             if (!Names.isStableName(eventType)) {
-                throw at.error("an event type must match " + Names.STABLE_NAME.pattern());
+                throw new At(source, "$.routes['" + LogText.of(eventType) + "']", null)
+                        .error("an event type must match " + Names.STABLE_NAME.pattern());
             }
+            At at = new At(source, "$.routes['" + eventType + "']", eventType);
             JsonNode list = type.getValue();
             if (!list.isArray() || list.isEmpty()) {
                 throw at.error("needs a non-empty list of routes");
@@ -135,18 +180,17 @@ public final class RoutesFile {
         unknownFields(at, node, job ? JOB_FIELDS : PUBLISH_FIELDS);
         String name = job ? text(at, node, "job") : text(at, node, "publish");
         if (!Names.isStableName(name)) {
-            throw at.field(job ? "job" : "publish").error("must match " + Names.STABLE_NAME.pattern() + ", got '" + name + "'");
+            throw at.field(job ? "job" : "publish").error("must match " + Names.STABLE_NAME.pattern() + ", got '" + LogText.of(name) + "'");
         }
         String destination = job ? text(at, node, "queue") : text(at, node, "exchange");
-        if (destination.isEmpty() || destination.length() > 255) {
-            throw at.field(job ? "queue" : "exchange").error("must be a non-empty string of at most 255 characters");
-        }
+        refuse(at.field(job ? "queue" : "exchange"), job ? AmqpNames.queueProblem(destination) : AmqpNames.shortStringProblem(destination, false));
         String routingKey = job ? null : text(at, node, "routingKey");
+        if (!job) {
+            refuse(at.field("routingKey"), AmqpNames.shortStringProblem(routingKey, true));
+        }
         List<Integer> delays = delays(at, node);
         int timeout = integer(at, node, "deliveryTimeoutSeconds");
-        if (timeout <= 0) {
-            throw at.field("deliveryTimeoutSeconds").error("must be a positive whole number of seconds, got " + timeout);
-        }
+        refuse(at.field("deliveryTimeoutSeconds"), Route.timeoutProblem(timeout));
         try {
             return job ? Route.job(name, destination, delays, timeout) : Route.publish(name, destination, routingKey, delays, timeout);
         } catch (IllegalArgumentException e) {
@@ -171,9 +215,10 @@ public final class RoutesFile {
             List<Integer> delays = new ArrayList<>();
             for (int i = 0; i < list.size(); i++) {
                 JsonNode d = list.get(i);
-                if (!d.isIntegralNumber() || !d.canConvertToInt() || d.intValue() <= 0) {
-                    throw listAt.index(i).error("must be a positive whole number of seconds, got " + d);
+                if (!d.isIntegralNumber() || !d.canConvertToInt()) {
+                    throw listAt.index(i).error("must be a positive whole number of seconds, got " + LogText.of(d.toString()));
                 }
+                refuse(listAt.index(i), Route.delayProblem(d.intValue()));
                 delays.add(d.intValue());
             }
             return delays;
@@ -203,6 +248,12 @@ public final class RoutesFile {
         }
     }
 
+    private static void refuse(At at, @Nullable String problem) {
+        if (problem != null) {
+            throw at.error(problem);
+        }
+    }
+
     private static String text(At at, JsonNode node, String field) {
         JsonNode value = node.get(field);
         if (value == null || !value.isTextual()) {
@@ -214,7 +265,7 @@ public final class RoutesFile {
     private static int integer(At at, JsonNode node, String field) {
         JsonNode value = node.get(field);
         if (value == null || !value.isIntegralNumber() || !value.canConvertToInt()) {
-            throw at.field(field).error("must be a whole number, got " + (value == null ? "nothing" : value));
+            throw at.field(field).error("must be a whole number, got " + (value == null ? "nothing" : LogText.of(value.toString())));
         }
         return value.intValue();
     }
@@ -224,7 +275,7 @@ public final class RoutesFile {
         while (names.hasNext()) {
             String field = names.next();
             if (!allowed.contains(field)) {
-                throw at.error("unknown field '" + field + "' (allowed: " + new TreeSet<>(allowed) + ")");
+                throw at.error("unknown field '" + LogText.of(field) + "' (allowed: " + new TreeSet<>(allowed) + ")");
             }
         }
     }

@@ -145,12 +145,12 @@ class JacksonEventSerializerTest {
                 Arguments.of("unpaired high surrogate", new Text("ab\uD83D"), "$.text", "unpaired surrogate at index 2"),
                 Arguments.of("unpaired low surrogate", new Text("\uDE00ab"), "$.text", "unpaired surrogate at index 0"),
                 Arguments.of("reversed surrogate pair", new Text("\uDE00\uD83D"), "$.text", "unpaired surrogate"),
-                Arguments.of("unpaired high surrogate in a map key", new Labels(Map.of("k\uD83D", 1)), "$.labels['k\\ud83d']",
+                Arguments.of("unpaired high surrogate in a map key", new Labels(Map.of("k\uD83D", 1)), "$.labels.<key #0>",
                         "has a key that contains an unpaired surrogate"),
-                Arguments.of("unpaired low surrogate in a map key", new Labels(Map.of("\uDE00", 1)), "$.labels['\\ude00']",
+                Arguments.of("unpaired low surrogate in a map key", new Labels(Map.of("\uDE00", 1)), "$.labels.<key #0>",
                         "has a key that contains an unpaired surrogate"),
                 Arguments.of("\\u0000 in a value", new Text("a\u0000b"), "$.text", "\\u0000"),
-                Arguments.of("\\u0000 in a map key", new Labels(Map.of("a\u0000", 1)), "$.labels['a\\u0000']", "\\u0000"),
+                Arguments.of("\\u0000 in a map key", new Labels(Map.of("a\u0000", 1)), "$.labels.<key #0>", "\\u0000"),
                 Arguments.of("java.util.Date", new Dated(new Date(0)), "$.at", "java.util.Date"),
                 Arguments.of("java.sql.Timestamp, a Date", new Holder(new java.sql.Timestamp(0)), "$.value", "java.util.Date"),
                 Arguments.of("Optional", new Optionals(Optional.of("x")), "$.note", "Optional"),
@@ -177,8 +177,24 @@ class JacksonEventSerializerTest {
     }
 
     @Test
-    void refusesAMapKeyWithAQuoteEscapingItInThePath() {
-        assertThatThrownBy(() -> serializer.serialize("t", new Labels(Map.of("it's\u0000", 1))))
-                .isInstanceOfSatisfying(EventEncodingException.class, e -> assertThat(e.path()).isEqualTo("$.labels['it\\u0027s\\u0000']"));
+    void namesAMapEntryByItsPositionNeverByItsKeyWhichIsPayloadData() {
+        Map<String, Integer> labels = new LinkedHashMap<>();
+        labels.put("customer-jane.doe@example.com", 1);
+        labels.put("it's\u0000", 2);
+        assertThatThrownBy(() -> serializer.serialize("t", new Labels(labels)))
+                .isInstanceOfSatisfying(EventEncodingException.class, e -> assertThat(e.path()).isEqualTo("$.labels.<key #1>"))
+                .hasMessage("cannot record event of type 't': $.labels.<key #1> has a key that contains \\u0000 at index 4, which jsonb refuses")
+                .hasMessageNotContaining("it's").hasMessageNotContaining("jane");
+        Map<String, Object> nested = new LinkedHashMap<>();
+        nested.put("secret-key", List.of(new Scores(1.0, 2f), new Scores(Double.NaN, 1f)));
+        assertThatThrownBy(() -> serializer.serialize("t", new Holder(nested)))
+                .isInstanceOfSatisfying(EventEncodingException.class, e -> assertThat(e.path()).isEqualTo("$.value.<key #0>[1].score"))
+                .hasMessageNotContaining("secret");
+    }
+
+    @Test
+    void namesThePropertiesOfABeanOrRecordWhichAreCode() {
+        assertThatThrownBy(() -> serializer.serialize("t", new Holder(List.of(new Text("ok"), new Text("bad\u0000")))))
+                .isInstanceOfSatisfying(EventEncodingException.class, e -> assertThat(e.path()).isEqualTo("$.value[1].text"));
     }
 }

@@ -35,10 +35,16 @@ class RetryScheduleTest {
 
     @Test
     void staysWithinIntAtTheLargestCapAndMostRetries() {
-        assertThat(RetrySchedule.exponential(1, 1000, Integer.MAX_VALUE, Route.MAX_RETRIES))
+        assertThat(RetrySchedule.exponential(1, 1000, Route.MAX_RETRY_DELAY_SECONDS, Route.MAX_RETRIES))
                 .hasSize(Route.MAX_RETRIES)
-                .endsWith(Integer.MAX_VALUE)
+                .endsWith(Route.MAX_RETRY_DELAY_SECONDS)
                 .allSatisfy(d -> assertThat(d).isPositive());
+    }
+
+    @Test
+    void refusesACapBeyondThirtyDays() {
+        assertThatThrownBy(() -> RetrySchedule.exponential(1, 1000, Integer.MAX_VALUE, Route.MAX_RETRIES))
+                .hasMessage("capSeconds must be at most 2592000 (30 days), got 2147483647");
     }
 
     @Test

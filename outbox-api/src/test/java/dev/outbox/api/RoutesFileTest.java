@@ -295,4 +295,144 @@ class RoutesFileTest {
     void refusesAFileWithAnotherExtension() throws IOException {
         assertRefused("routes.txt", "routes: {}").hasMessageContaining("ends in .yaml, .yml or .json");
     }
+
+    @Test
+    void refusesAQueueOver255BytesNamingThePathAndTheLimit() throws IOException {
+        assertRefused("routes.yaml", """
+                routes:
+                  order.placed:
+                    - job: a
+                      queue: ok
+                      retryDelaysSeconds: []
+                      deliveryTimeoutSeconds: 5
+                    - job: b
+                      queue: bad_%s
+                      retryDelaysSeconds: []
+                      deliveryTimeoutSeconds: 5
+                """.formatted("é".repeat(200))).hasMessageContaining(
+                "$.routes['order.placed'][1].queue: must be at most 255 bytes in UTF-8 (an AMQP short string), got 404 bytes")
+                .hasMessageContaining("(event type 'order.placed')");
+    }
+
+    @Test
+    void refusesARoutingKeyOrExchangeOver255BytesNamingThePath() throws IOException {
+        assertRefused("rk.json", """
+                {"routes": {"e": [{"publish": "p", "exchange": "x", "routingKey": "%s", "retryDelaysSeconds": [],
+                  "deliveryTimeoutSeconds": 5}]}}
+                """.formatted("ж".repeat(128))).hasMessageContaining("$.routes['e'][0].routingKey: must be at most 255 bytes in UTF-8");
+        assertRefused("ex.json", """
+                {"routes": {"e": [{"publish": "p", "exchange": "%s", "routingKey": "k", "retryDelaysSeconds": [],
+                  "deliveryTimeoutSeconds": 5}]}}
+                """.formatted("ж".repeat(128))).hasMessageContaining("$.routes['e'][0].exchange: must be at most 255 bytes in UTF-8");
+    }
+
+    @Test
+    void refusesAQueueReservedByTheBroker() throws IOException {
+        assertRefused("routes.yaml", """
+                routes:
+                  e: [{job: a, queue: amq.direct, retryDelaysSeconds: [], deliveryTimeoutSeconds: 5}]
+                """).hasMessageContaining("$.routes['e'][0].queue: must not begin with 'amq.' (reserved by the broker)");
+    }
+
+    @Test
+    void refusesAbsurdDelaysAndTimeouts() throws IOException {
+        assertRefused("delay.yaml", """
+                routes:
+                  e: [{job: a, queue: q, retryDelaysSeconds: [5, 2147483647], deliveryTimeoutSeconds: 5}]
+                """).hasMessageContaining("$.routes['e'][0].retryDelaysSeconds[1]: must be at most 2592000 seconds (30 days), got 2147483647");
+        assertRefused("timeout.yaml", """
+                routes:
+                  e: [{job: a, queue: q, retryDelaysSeconds: [], deliveryTimeoutSeconds: 2147483647}]
+                """).hasMessageContaining("$.routes['e'][0].deliveryTimeoutSeconds: must be at most 604800 seconds (7 days), got 2147483647");
+        assertRefused("cap.yaml", """
+                routes:
+                  e:
+                    - job: a
+                      queue: q
+                      retry: {exponential: {initialSeconds: 5, factor: 3, capSeconds: 2147483647, retries: 2}}
+                      deliveryTimeoutSeconds: 5
+                """).hasMessageContaining("$.routes['e'][0].retry.exponential: capSeconds must be at most 2592000 (30 days)");
+    }
+
+    @Test
+    void refusesAFileThatNamesNoEventType() throws IOException {
+        assertRefused("empty-routes.yaml", "routes: {}\n")
+                .hasMessageEndingWith("$.routes: names no event type; a routes file needs at least one route");
+        assertRefused("empty-routes.json", "{\"routes\": {}}").hasMessageContaining("$.routes: names no event type");
+    }
+
+    @Test
+    void refusesASecondYamlDocument() throws IOException {
+        assertRefused("two.yaml", """
+                routes:
+                  e: [{job: a, queue: q, retryDelaysSeconds: [], deliveryTimeoutSeconds: 5}]
+                ---
+                routes:
+                  f: [{job: b, queue: q, retryDelaysSeconds: [], deliveryTimeoutSeconds: 5}]
+                """).hasMessageEndingWith("at line 4: a second document; a routes file holds exactly one");
+    }
+
+    @Test
+    void refusesASecondJsonDocument() throws IOException {
+        assertRefused("two.json", """
+                {"routes": {"e": [{"job": "a", "queue": "q", "retryDelaysSeconds": [], "deliveryTimeoutSeconds": 5}]}}
+                {"routes": {}}
+                """).hasMessageContaining("at line 2: a second document");
+    }
+
+    @Test
+    void refusesAYamlAliasInsteadOfReadingTheAnchorsName() throws IOException {
+        // Jackson's YAML parser reads *a as the text "a": the second route would go to a queue named 'a'
+        assertRefused("alias.yaml", """
+                routes:
+                  e:
+                    - job: a
+                      queue: &a bad_rq
+                      retryDelaysSeconds: []
+                      deliveryTimeoutSeconds: 5
+                    - job: b
+                      queue: *a
+                      retryDelaysSeconds: []
+                      deliveryTimeoutSeconds: 5
+                """).hasMessageEndingWith("at line 8: YAML anchors and aliases (*a) are not supported in a routes file: write each value out");
+        assertRefused("alias-only.yaml", """
+                routes:
+                  e:
+                    - job: b
+                      queue: *a
+                      retryDelaysSeconds: []
+                      deliveryTimeoutSeconds: 5
+                """).hasMessageContaining(" at line");
+    }
+
+    @Test
+    void refusesAnchorsOnMappingsAndListsAndMergeKeys() throws IOException {
+        assertRefused("merge.yaml", """
+                defaults: &d {retryDelaysSeconds: [5], deliveryTimeoutSeconds: 5}
+                routes:
+                  e:
+                    - <<: *d
+                      job: a
+                      queue: q
+                """).hasMessageContaining("at line 1: YAML anchors and aliases (&d)");
+        assertRefused("list.yaml", """
+                routes:
+                  e: &r
+                    - {job: a, queue: q, retryDelaysSeconds: [], deliveryTimeoutSeconds: 5}
+                  f: *r
+                """).hasMessageContaining("at line 2: YAML anchors and aliases (&r)");
+        assertRefused("delays.yaml", """
+                routes:
+                  e:
+                    - {job: a, queue: q, retryDelaysSeconds: &s [5, 10], deliveryTimeoutSeconds: 5}
+                    - {job: b, queue: q, retryDelaysSeconds: *s, deliveryTimeoutSeconds: 5}
+                """).hasMessageContaining("at line 3: YAML anchors and aliases (&s)");
+    }
+
+    @Test
+    void printsABadEventTypeEscaped() throws IOException {
+        assertRefused("type.json", """
+                {"routes": {"a\\nERROR forged": [{"job": "a", "queue": "q", "retryDelaysSeconds": [], "deliveryTimeoutSeconds": 5}]}}
+                """).hasMessageContaining("$.routes['a\\u000aERROR forged']: an event type must match").hasMessageNotContaining("\n");
+    }
 }

@@ -121,4 +121,61 @@ class RoutesTest {
         assertThat(routes.of("a")).containsExactly(route);
         assertThat(routes.of("b")).containsExactly(route);
     }
+
+    @Test
+    void countsTheBytesOfQueueExchangeAndRoutingKeyNotTheCharacters() {
+        String twoByteChars = "bad_" + "é".repeat(126); // 130 characters, 256 bytes in UTF-8
+        assertThatThrownBy(() -> Route.job("j", twoByteChars, List.of(), 10))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("queue must be at most 255 bytes in UTF-8 (an AMQP short string), got 256 bytes");
+        assertThatThrownBy(() -> Route.publish("p", twoByteChars, "rk", List.of(), 10))
+                .hasMessageStartingWith("exchange of a publish route must be at most 255 bytes in UTF-8");
+        assertThatThrownBy(() -> Route.publish("p", "orders", twoByteChars, List.of(), 10))
+                .hasMessageStartingWith("routingKey of a publish route must be at most 255 bytes in UTF-8");
+        assertThatThrownBy(() -> Route.job("j", "😀".repeat(64), List.of(), 10)).hasMessageContaining("got 256 bytes");
+        String fits = "bad_" + "é".repeat(125) + "x"; // 255 bytes
+        assertThat(Route.job("j", fits, List.of(), 10).queue()).isEqualTo(fits);
+        assertThat(Route.publish("p", "orders", "", List.of(), 10).routingKey()).isEmpty();
+    }
+
+    @Test
+    void refusesControlCharactersAndUnpairedSurrogatesInBrokerNames() {
+        assertThatThrownBy(() -> Route.job("j", "a\nb", List.of(), 10))
+                .hasMessage("queue must not contain a control character (U+000A at index 1)");
+        assertThatThrownBy(() -> Route.publish("p", "orders", "k\u0000", List.of(), 10))
+                .hasMessage("routingKey of a publish route must not contain a control character (U+0000 at index 1)");
+        assertThatThrownBy(() -> Route.job("j", "q\uD800", List.of(), 10))
+                .hasMessage("queue must be valid Unicode (an unpaired surrogate at index 1)");
+    }
+
+    @Test
+    void refusesAQueueNameReservedByTheBroker() {
+        assertThatThrownBy(() -> Route.job("j", "amq.gen-1", List.of(), 10))
+                .hasMessage("queue must not begin with 'amq.' (reserved by the broker), got 'amq.gen-1'");
+        assertThat(Route.publish("p", "amq.topic", "order.placed", List.of(), 10).exchange()).isEqualTo("amq.topic");
+    }
+
+    @Test
+    void refusesDelaysOverThirtyDaysAndTimeoutsOverSevenDays() {
+        assertThatThrownBy(() -> Route.job("j", "q", List.of(5, Integer.MAX_VALUE), 10))
+                .hasMessage("retryDelaysSeconds[1] must be at most 2592000 seconds (30 days), got 2147483647");
+        assertThatThrownBy(() -> Route.job("j", "q", List.of(), Integer.MAX_VALUE))
+                .hasMessage("deliveryTimeoutSeconds must be at most 604800 seconds (7 days), got 2147483647");
+        Route longest = Route.job("j", "q", List.of(Route.MAX_RETRY_DELAY_SECONDS), Route.MAX_DELIVERY_TIMEOUT_SECONDS);
+        assertThat(longest.deliveryTimeoutSeconds()).isEqualTo(604_800);
+        assertThatThrownBy(() -> Routes.builder().job("order.placed", "j", "q", List.of(), 604_801))
+                .isInstanceOf(InvalidRouteException.class)
+                .hasMessage("event type 'order.placed': invalid job route: deliveryTimeoutSeconds must be at most 604800 seconds (7 days),"
+                        + " got 604801");
+    }
+
+    @Test
+    void printsABadNameBoundedAndEscaped() {
+        assertThatThrownBy(() -> Route.job("x\n12:00:00.000 ERROR forged" + "y".repeat(1000), "q", List.of(), 10))
+                .hasMessageNotContaining("\n")
+                .hasMessageContaining("x\\u000a12:00:00.000 ERROR forged")
+                .hasMessageContaining("…(+");
+        assertThatThrownBy(() -> Routes.builder().route("a\nb", Route.job("j", "q", List.of(), 10)))
+                .hasMessageNotContaining("\n").hasMessageContaining("a\\u000ab");
+    }
 }

@@ -1,5 +1,6 @@
 package dev.outbox.kotlin
 
+import dev.outbox.api.EventType
 import dev.outbox.api.Outbox
 import dev.outbox.api.Route
 import dev.outbox.api.Routes
@@ -17,12 +18,14 @@ import org.assertj.core.api.Assertions.assertThat
 import org.awaitility.Awaitility.await
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
+import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
 import java.math.BigDecimal
 import java.time.Duration
 import java.time.Instant
 import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.atomic.AtomicInteger
 
 /** Record, relay and work, all from Kotlin: data-class events, lambda handlers, routes built in Kotlin. */
@@ -37,6 +40,18 @@ class EndToEndKotlinIT {
         @RegisterExtension
         val rabbit: RabbitExtension = RabbitExtension()
     }
+
+    /** The tests share the class's schema: each starts from empty tables. */
+    @BeforeEach
+    fun clean() = db.truncate()
+
+    private fun relay(routes: Routes): Relay = Relay.builder()
+        .dataSource(db.dataSource())
+        .amqpUri(rabbit.uri())
+        .routes(routes)
+        .tables(db.tables())
+        .sleep(Duration.ofSeconds(1))
+        .build()
 
     @Test
     fun `a Kotlin lambda handler completes the deliveries of recorded data classes`() {
@@ -62,13 +77,7 @@ class EndToEndKotlinIT {
             .build()
         // end-snippet
 
-        val relay = Relay.builder()
-            .dataSource(db.dataSource())
-            .amqpUri(rabbit.uri())
-            .routes(routes)
-            .tables(db.tables())
-            .sleep(Duration.ofSeconds(1))
-            .build()
+        val relay = relay(routes)
 
         worker.use {
             relay.use {
@@ -89,5 +98,51 @@ class EndToEndKotlinIT {
         assertThat(seen.getValue(2L).attempt()).isEqualTo(2)
         assertThat(seen.getValue(2L).lastAttempt()).isTrue()
         assertThat(seen.getValue(1L).lastAttempt()).isFalse()
+    }
+
+    @EventType("counter.renamed")
+    data class Renamed(val n: Int)
+
+    data class Strict(val number: Int, val label: String)
+
+    data class Lenient(val label: String = "none", val n: Int)
+
+    @Test
+    fun `a missing non-null property fails the delivery, a default value runs the job`() {
+        val queue = rabbit.queue("kotlin-missing")
+        val routes = Routes.builder()
+            .route("counter.renamed", Route.job("strict", queue, listOf(), 30), Route.job("lenient", queue, listOf(), 30))
+            .build()
+        val strictCalls = CopyOnWriteArrayList<Strict>()
+        val lenientCalls = CopyOnWriteArrayList<Lenient>()
+        val worker = OutboxWorker.builder()
+            .dataSource(db.dataSource())
+            .amqpUri(rabbit.uri())
+            .tables(db.tables())
+            .queue(queue, QueueSettings.of(2, 10))
+            .handler("strict", Strict::class.java) { event, _ -> strictCalls.add(event) }
+            .handler("lenient", Lenient::class.java) { event, _ -> lenientCalls.add(event) }
+            .build()
+        val relay = relay(routes)
+        val mapped = DSL.using(db.dataSource(), SQLDialect.POSTGRES, OutboxRenderMapping.settings(db.tables()))
+
+        worker.use {
+            relay.use {
+                worker.start()
+                relay.start()
+                val outbox = Outbox.builder().tables(db.tables()).build()
+                DSL.using(db.dataSource(), SQLDialect.POSTGRES).transaction { tx -> outbox.record(tx.dsl(), Renamed(1)) }
+                await().atMost(Duration.ofSeconds(30)).until {
+                    mapped.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.`in`(OutboxDeliveryStatus.completed, OutboxDeliveryStatus.failed)) == 2
+                }
+            }
+        }
+        val strict = mapped.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.JOB_TYPE.eq("strict")).fetchSingle()
+        assertThat(strict.status).isEqualTo(OutboxDeliveryStatus.failed)
+        assertThat(strict.failureReason).isEqualTo("undeserializable_event")
+        assertThat(strictCalls).isEmpty()
+        val lenient = mapped.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.JOB_TYPE.eq("lenient")).fetchSingle()
+        assertThat(lenient.status).isEqualTo(OutboxDeliveryStatus.completed)
+        assertThat(lenientCalls).containsExactly(Lenient("none", 1))
     }
 }

@@ -1,6 +1,7 @@
 package dev.outbox.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
@@ -89,6 +90,60 @@ class MigrationsIT {
             }
         } finally {
             dropSchema(tables.schema());
+        }
+    }
+
+    @Test
+    void refusesASecondSetOfTablesInTheSameSchemaInsteadOfReportingSuccess() throws SQLException {
+        String schema = db.schema() + "_two";
+        OutboxTables a = new OutboxTables(schema, "ev_a", "del_a", "in_a");
+        OutboxTables b = new OutboxTables(schema, "ev_b", "del_b", "in_b");
+        try {
+            assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).isEqualTo(1);
+
+            assertThatThrownBy(() -> OutboxMigrations.migrate(db.dataSource(), b))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage("schema '" + schema + "' holds another set of outbox tables (its history table outbox_flyway_history"
+                            + " records the migrations as applied) but not " + schema + ".ev_b, " + schema + ".del_b: one schema holds"
+                            + " one set of outbox tables; give these names a schema of their own (OutboxTables.withSchema), or use the"
+                            + " names of the set already there");
+
+            assertThat(tablesIn(schema)).containsExactlyInAnyOrder("ev_a", "del_a", "outbox_flyway_history");
+            assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).as("the first set is untouched").isZero();
+        } finally {
+            dropSchema(schema);
+        }
+    }
+
+    @Test
+    void refusesASecondInboxInTheSameSchema() throws SQLException {
+        String schema = db.schema() + "_inbox";
+        OutboxTables a = new OutboxTables(schema, "ev_a", "del_a", "in_a");
+        try {
+            assertThat(OutboxMigrations.migrateInbox(db.dataSource(), a).migrationsExecuted).isEqualTo(1);
+
+            assertThatThrownBy(() -> OutboxMigrations.migrateInbox(db.dataSource(), a.withInbox("in_b")))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("history table outbox_inbox_flyway_history").hasMessageContaining("but not " + schema + ".in_b:");
+            assertThat(tablesIn(schema)).containsExactlyInAnyOrder("in_a", "outbox_inbox_flyway_history");
+        } finally {
+            dropSchema(schema);
+        }
+    }
+
+    @Test
+    void migratesASecondSetInASchemaOfItsOwn() throws SQLException {
+        OutboxTables a = new OutboxTables(db.schema() + "_set_a", "ev_a", "del_a", "in_a");
+        OutboxTables b = new OutboxTables(db.schema() + "_set_b", "ev_b", "del_b", "in_b");
+        try {
+            assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).isEqualTo(1);
+            assertThat(OutboxMigrations.migrate(db.dataSource(), b).migrationsExecuted).isEqualTo(1);
+
+            assertThat(tablesIn(a.schema())).contains("ev_a", "del_a");
+            assertThat(tablesIn(b.schema())).contains("ev_b", "del_b");
+        } finally {
+            dropSchema(a.schema());
+            dropSchema(b.schema());
         }
     }
 

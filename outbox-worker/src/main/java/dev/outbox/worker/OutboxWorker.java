@@ -2,6 +2,8 @@ package dev.outbox.worker;
 
 import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.api.EventSerializer;
+import dev.outbox.api.internal.AmqpNames;
+import dev.outbox.api.internal.LogText;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.worker.internal.Registration;
 import dev.outbox.worker.internal.WorkerEngine;
@@ -150,11 +152,12 @@ public final class OutboxWorker implements AutoCloseable {
         public Builder queue(String queue, QueueSettings settings) {
             Objects.requireNonNull(queue, "queue");
             Objects.requireNonNull(settings, "settings");
-            if (queue.isBlank() || queue.length() > 255) {
-                throw new IllegalArgumentException("queue must be a non-blank name of at most 255 characters, got '" + queue + "'");
+            String problem = queue.isBlank() ? "must be a non-blank name" : AmqpNames.queueProblem(queue);
+            if (problem != null) {
+                throw new IllegalArgumentException("queue '" + LogText.of(queue) + "' " + problem);
             }
             if (queues.putIfAbsent(queue, settings) != null) {
-                throw new IllegalArgumentException("queue '" + queue + "' is configured twice");
+                throw new IllegalArgumentException("queue '" + LogText.of(queue) + "' is configured twice");
             }
             return this;
         }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.DeliveryMessage;
 import dev.outbox.api.EventType;
+import dev.outbox.api.internal.LogText;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.testing.PostgresSchemaExtension;
@@ -42,6 +43,9 @@ class MalformedMessagesIT {
     record Texted(String number) {}
 
     record Numbered(int number) {}
+
+    @EventType("counter.renamed")
+    record Renamed(int n) {}
 
     static final String JOB = "send-confirmation";
     static final String COUNT = "count";
@@ -161,6 +165,18 @@ class MalformedMessagesIT {
     }
 
     @Test
+    void failsTheDeliveryUndeserializableEventWhenThePayloadMissesAPropertyInsteadOfRunningTheJobWithZero() throws Exception {
+        Sent sent = fixture.dispatched(new Renamed(1), COUNT, queue, List.of(60)); // {"n":1} read as Numbered(int number)
+
+        fixture.publish(sent);
+
+        awaitFailed(sent.deliveryId(), "undeserializable_event");
+        assertThat(logs.lines("WARN", sent.eventId(), "cannot be read as", Numbered.class.getName())).hasSize(1);
+        assertThat(calls).hasValue(0);
+        assertStillServing();
+    }
+
+    @Test
     void failsTheDeliveryBadMessageWhenTheMessageNamesAnotherJobType() throws Exception {
         Sent sent = fixture.dispatched(new OrderPlaced(4), JOB, queue, List.of(60));
         DeliveryMessage m = sent.message();
@@ -169,6 +185,27 @@ class MalformedMessagesIT {
         fixture.publishRaw(queue, forged.toJson());
 
         awaitFailed(sent.deliveryId(), "bad_message");
+        assertThat(calls).hasValue(0);
+        assertStillServing();
+    }
+
+    @Test
+    void cannotForgeALogLineOrFloodTheLogThroughTheJobTypeOfAMessage() throws Exception {
+        Sent sent = fixture.dispatched(new OrderPlaced(5), JOB, queue, List.of(60));
+        DeliveryMessage m = sent.message();
+        String forgedJobType = "x\n12:00:00.000 ERROR forged line\r\u2028" + "y".repeat(1 << 20);
+        DeliveryMessage forged = new DeliveryMessage(m.eventId(), m.deliveryId(), m.dispatchId(), m.eventType(), forgedJobType, 1, false,
+                null, null);
+
+        fixture.publishRaw(queue, forged.toJson());
+
+        awaitFailed(sent.deliveryId(), "bad_message");
+        List<String> warned = logs.lines("WARN", sent.deliveryId(), "names job type");
+        assertThat(warned).hasSize(1);
+        assertThat(warned.get(0)).contains("names job type x\\u000a12:00:00.000 ERROR forged line\\u000d\\u2028yyy")
+                .contains("…(+" + (forgedJobType.length() - LogText.MAX_CHARS) + " chars)").hasSizeLessThan(1_000);
+        assertThat(logs.lines()).noneMatch(l -> l.startsWith("12:00:00.000 ERROR forged"));
+        assertThat(logs.lines()).noneMatch(l -> l.contains("\u2028"));
         assertThat(calls).hasValue(0);
         assertStillServing();
     }

@@ -63,6 +63,18 @@ class OutboxWorkerBuilderTest {
     }
 
     @Test
+    void refusesAQueueTheRelayCouldNeverDeclareCountingBytes() {
+        assertThatThrownBy(() -> complete().queue("bad_" + "é".repeat(200), 1, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 255 bytes in UTF-8").hasMessageContaining("…(+");
+        assertThatThrownBy(() -> complete().queue("amq.gen-x", 1, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved by the broker");
+        assertThatThrownBy(() -> complete().queue("a\nb", 1, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'a\\u000ab' must not contain a control character");
+        assertThatThrownBy(() -> complete().queue(" ", 1, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("non-blank");
+    }
+
+    @Test
     void refusesAPrefetchBelowTheConcurrencyAndANegativeGrace() {
         assertThatThrownBy(() -> QueueSettings.of(8, 4))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("prefetch");

@@ -6,7 +6,8 @@ import org.slf4j.MDC;
 /**
  * The log records of the retry-or-fail transition, written once for relay and worker: WARNING for a
  * scheduled retry, ERROR for a final failure. MDC carries {@code outboxEventId} and
- * {@code outboxDeliveryId}; nothing of a payload or an external message is logged.
+ * {@code outboxDeliveryId}; nothing of a payload or an external message is logged, and the queue name
+ * (a row another program may have written) goes through {@link LogText}.
  */
 public final class DeliveryLog {
 
@@ -21,10 +22,10 @@ public final class DeliveryLog {
                 MDC.MDCCloseable d = MDC.putCloseable(MDC_DELIVERY_ID, o.deliveryId().toString())) {
             if (o.retried()) {
                 log.warn("delivery {} of event {} ({}, queue {}): attempt {} failed ({}), retry scheduled at {}",
-                        o.deliveryId(), o.eventId(), o.jobType(), o.queue(), o.attempts(), cause, o.availableAt());
+                        o.deliveryId(), o.eventId(), o.jobType(), LogText.of(o.queue()), o.attempts(), cause, o.availableAt());
             } else {
                 log.error("delivery {} of event {} ({}, queue {}): failed for good after {} attempt(s), reason {} ({})",
-                        o.deliveryId(), o.eventId(), o.jobType(), o.queue(), o.attempts(), o.failureReason(), cause);
+                        o.deliveryId(), o.eventId(), o.jobType(), LogText.of(o.queue()), o.attempts(), o.failureReason(), cause);
             }
         }
     }

@@ -4,6 +4,7 @@ import dev.outbox.api.DeliveryMessage;
 import dev.outbox.api.EventSerializer;
 import dev.outbox.api.MalformedMessageException;
 import dev.outbox.api.internal.DeliveryLog;
+import dev.outbox.api.internal.LogText;
 import dev.outbox.api.internal.RetryOutcome;
 import dev.outbox.worker.RetryableOutboxException;
 import dev.outbox.worker.internal.WorkerTransitions.Dispatch;
@@ -172,14 +173,14 @@ final class MessageProcessor {
         }
         if (!row.jobType().equals(message.jobType())) {
             log.warn("message for delivery {} dispatch {} names job type {} but the delivery's job type is {}",
-                    row.deliveryId(), message.dispatchId(), message.jobType(), row.jobType());
+                    row.deliveryId(), message.dispatchId(), LogText.of(message.jobType()), row.jobType());
             failAndAck(row, run, WorkerTransitions.BAD_MESSAGE, null);
             return false;
         }
         Registration<?> registration = handlers.get(row.jobType());
         if (registration == null) {
             log.warn("no handler for job type {} (delivery {}, dispatch {}, queue {})",
-                    row.jobType(), row.deliveryId(), message.dispatchId(), row.queue());
+                    row.jobType(), row.deliveryId(), message.dispatchId(), LogText.of(row.queue()));
             failAndAck(row, run, WorkerTransitions.UNKNOWN_JOB_TYPE, null);
             return false;
         }
@@ -234,7 +235,7 @@ final class MessageProcessor {
     private void failAndAck(DeliveryRow row, Running run, String reason, @Nullable String exceptionClass) {
         if (transitions.fail(dsl, run.dispatch, reason)) {
             log.error("delivery {} of event {} ({}, queue {}): failed for good on attempt {}, reason {}{}", row.deliveryId(),
-                    row.eventId(), row.jobType(), row.queue(), row.attempts(), reason, exceptionClass == null ? "" : " (" + exceptionClass + ")");
+                    row.eventId(), row.jobType(), LogText.of(row.queue()), row.attempts(), reason, exceptionClass == null ? "" : " (" + exceptionClass + ")");
         } else {
             notCurrent("failure", run.dispatch);
         }
@@ -245,7 +246,7 @@ final class MessageProcessor {
     void died(Running run, String why) {
         if (transitions.workerDied(dsl, run.dispatch)) {
             log.error("delivery {} of event {} ({}): worker died running the job ({}); marked failed worker_died",
-                    run.dispatch.deliveryId(), run.eventId, run.jobType, why);
+                    run.dispatch.deliveryId(), run.eventId, LogText.of(run.jobType), why);
         } else {
             notCurrent("worker death", run.dispatch);
         }
