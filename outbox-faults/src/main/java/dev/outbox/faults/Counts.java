@@ -64,10 +64,10 @@ final class Counts {
                 rs -> byStatus.put(rs.getString(1), rs.getLong(2)));
         long lost = count("SELECT count(*) FROM " + s + "outbox_events e WHERE NOT EXISTS (SELECT 1 FROM " + s
                 + "outbox_deliveries d WHERE d.event_id = e.id AND (d.status = 'completed' OR (e.event_type = 'fault.doomed'"
-                + " AND d.status = 'failed' AND d.failure_reason = 'retries_exhausted')))");
+                + " AND d.status = 'failed')))");
         long doomed = count("SELECT count(*) FROM " + s + "outbox_events WHERE event_type = 'fault.doomed'");
-        long doomedExhausted = count("SELECT count(*) FROM " + s + "outbox_events e JOIN " + s + "outbox_deliveries d"
-                + " ON d.event_id = e.id WHERE e.event_type = 'fault.doomed' AND d.status = 'failed' AND d.failure_reason = 'retries_exhausted'");
+        long doomedFailed = count("SELECT count(*) FROM " + s + "outbox_events e JOIN " + s + "outbox_deliveries d"
+                + " ON d.event_id = e.id WHERE e.event_type = 'fault.doomed' AND d.status = 'failed'");
         long completedTwice = count("SELECT count(*) FROM (SELECT delivery_id FROM " + s + Instrumentation.TRANSITIONS
                 + " WHERE new_status = 'completed' GROUP BY delivery_id HAVING count(*) > 1) x");
         long completedWithoutCall = count("SELECT count(*) FROM " + s + "outbox_deliveries d WHERE d.status = 'completed'"
@@ -94,7 +94,7 @@ final class Counts {
         long relayKills = kills.stream().filter(k -> k.kind() == Supervisor.Kind.RELAY).count();
         return new Report(scenario, runSeconds, faultPeriodSeconds, producers.acknowledged().size(), producers.errors(), producers.ambiguousCommits(),
                 events(), missing(producers.acknowledged()), unrouted(), count("SELECT count(*) FROM " + s + "outbox_deliveries"),
-                byStatus, lost, doomed, doomedExhausted, completedTwice, completedWithoutCall, calls, perDispatch, perDelivery,
+                byStatus, lost, doomed, doomedFailed, completedTwice, completedWithoutCall, calls, perDispatch, perDelivery,
                 duplicates, causes, unexplained, relayKills, kills.size() - relayKills, outages, relayExits, workerExits, exits,
                 peakUnrouted, peakDispatched, drained, drainSeconds, stops);
     }
@@ -140,8 +140,13 @@ final class Counts {
                     continue; // a retry after a retryable failure: expected
                 }
                 duplicates++;
-                String cause = fault(earlier, call, kills, outages) + " → "
-                        + path(earlier, call, transitions.getOrDefault(call.delivery, List.of()));
+                List<Transition> history = transitions.getOrDefault(call.delivery, List.of());
+                String fault = fault(earlier, call, kills, outages);
+                if (fault.startsWith(UNEXPLAINED) && lateForItsTimeout(earlier, history)) {
+                    fault = "no fault: the call began within " + LATE_SECONDS + " s of its delivery timeout (a queue wait as long as"
+                            + " the timeout), the timeout came before the completion";
+                }
+                String cause = fault + " → " + path(earlier, call, history);
                 causes.merge(cause, 1L, Long::sum);
             }
         }
@@ -168,6 +173,20 @@ final class Counts {
             }
         }
         return UNEXPLAINED + " (no fault between the calls)";
+    }
+
+    /** How close to its delivery timeout a job may begin before a timeout winning the race with its completion counts as explained. */
+    static final int LATE_SECONDS = 5;
+
+    /** Whether the earlier call's dispatch timed out (T4) and the call began less than {@link #LATE_SECONDS} before that timeout. */
+    private static boolean lateForItsTimeout(Call earlier, List<Transition> transitions) {
+        for (Transition t : transitions) {
+            if (earlier.dispatch.equals(t.dispatch) && "dispatched".equals(t.oldStatus) && !"completed".equals(t.newStatus)) {
+                return t.oldTimeoutAt != null && !t.at.isBefore(t.oldTimeoutAt)
+                        && !earlier.at.isBefore(t.oldTimeoutAt.minusSeconds(LATE_SECONDS));
+            }
+        }
+        return false;
     }
 
     private static String path(Call earlier, Call call, List<Transition> transitions) {

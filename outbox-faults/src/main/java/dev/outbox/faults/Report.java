@@ -9,7 +9,7 @@ import java.util.Map;
  * supervisor (kills, exits, SIGTERM).
  *
  * @param lostEvents committed events without a completed delivery after the drain (an event whose
- *     handler always fails counts as lost unless its delivery ended {@code failed}/{@code retries_exhausted})
+ *     handler always fails counts as lost unless its delivery ended {@code failed})
  * @param completedTwice deliveries that entered {@code completed} more than once (the trigger's log)
  * @param completedWithoutCall completed deliveries without a successful handler call of their dispatch
  * @param duplicateCalls handler calls after a call that should have been the last one (a successful
@@ -31,7 +31,7 @@ public record Report(
         Map<String, Long> deliveriesByStatus,
         long lostEvents,
         long doomedEvents,
-        long doomedExhausted,
+        long doomedFailed,
         long completedTwice,
         long completedWithoutCall,
         long handlerCalls,
@@ -116,8 +116,9 @@ public record Report(
         row(b, "deliveries", deliveries);
         deliveriesByStatus.entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> row(b, "deliveries " + e.getKey(), e.getValue()));
-        row(b, "**lost events** (committed, no completed delivery after the drain, not a planned failure)", lostEvents);
-        row(b, "events failing on purpose / ended failed retries_exhausted", doomedEvents + " / " + doomedExhausted);
+        row(b, "**lost events** (committed, no completed delivery after the drain; a planned failure that ended failed is not lost)", lostEvents);
+        row(b, "events failing on purpose / their deliveries ended failed (retries_exhausted, or timeout when a timeout took an attempt)",
+                doomedEvents + " / " + doomedFailed);
         row(b, "**deliveries completed twice** (trigger log)", completedTwice);
         row(b, "completed deliveries without a successful handler call of their dispatch", completedWithoutCall);
         row(b, "handler calls", handlerCalls);

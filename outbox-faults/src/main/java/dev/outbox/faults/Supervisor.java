@@ -215,13 +215,16 @@ final class Supervisor implements AutoCloseable {
         }
     }
 
-    /** The last non-blank line of a log, without its timestamp, at most 200 characters. */
+    /**
+     * The last non-blank line of a log that is not part of a stack trace (so an uncaught exception
+     * shows as its "Exception in thread" line), without its timestamp, at most 200 characters.
+     */
     static String lastLine(Path log) {
         try {
             List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
             for (int i = lines.size() - 1; i >= 0; i--) {
                 String line = lines.get(i).strip();
-                if (!line.isEmpty()) {
+                if (!line.isEmpty() && !line.startsWith("at ") && !line.startsWith("Caused by:") && !line.matches("\\.\\.\\. \\d+ more")) {
                     line = line.replaceFirst("^\\d{4}-\\d\\d-\\d\\dT[0-9:.]+(Z|[+-]\\d\\d:\\d\\d)\\s+", "");
                     return line.length() > 200 ? line.substring(0, 200) + "…" : line;
                 }

@@ -31,7 +31,7 @@ class FaultInjectionIT {
         assertThat(report.eventsCommitted()).as("events committed").isEqualTo(Scenario.small().events());
         assertThat(report.acknowledgedMissing()).as("events the producers saw committed but missing").isZero();
         assertThat(report.lostEvents()).as("committed events without a completed delivery").isZero();
-        assertThat(report.doomedExhausted()).as("always-failing events ended failed retries_exhausted").isEqualTo(report.doomedEvents());
+        assertThat(report.doomedFailed()).as("always-failing events whose delivery ended failed").isEqualTo(report.doomedEvents());
         assertThat(report.doomedEvents()).isPositive();
         assertThat(report.completedTwice()).as("deliveries completed twice").isZero();
         assertThat(report.completedWithoutCall()).as("completed deliveries without a handler call").isZero();
