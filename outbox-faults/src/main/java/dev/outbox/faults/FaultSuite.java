@@ -1,0 +1,424 @@
+package dev.outbox.faults;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.api.Outbox;
+import dev.outbox.flyway.OutboxMigrations;
+import dev.outbox.flyway.OutboxTables;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The fault-injection suite: events recorded by producer threads through relays and workers that run
+ * as processes of their own, on a private PostgreSQL and a private RabbitMQ node; a relay or worker
+ * killed with -9 every few seconds and started again, broker stops, immediate PostgreSQL restarts;
+ * then a drain, SIGTERM to every process, and the counts read from the database ({@link Report}).
+ *
+ * <pre>
+ * java -jar outbox-faults/target/outbox-faults.jar [--small] [--events N] [--producers P] [--relays R]
+ *     [--workers W] [--fault-minutes M | --fault-seconds S] [--kill-every K] [--broker-stops N]
+ *     [--broker-stop-seconds S] [--pg-restarts N] [--fail-share F] [--delivery-timeout S]
+ *     [--drain-timeout S] [--seed N] [--keep-logs]
+ * </pre>
+ *
+ * Exit 0 when the promises held (nothing lost, nothing completed twice, every duplicate explained,
+ * drained, every process stopped on SIGTERM), 1 when one did not, 2 for a bad argument.
+ */
+public final class FaultSuite {
+
+    static final String JOB = "fault-job";
+    static final String DOOMED_JOB = "fault-doomed-job";
+    static final String SCHEMA = "outbox_faults";
+    static final String QUEUE = "outbox-faults-jobs";
+    static final Duration SIGTERM_WAIT = Duration.ofSeconds(20);
+
+    static {
+        // the suite's own JVM: quiet libraries, so the progress lines stand out (the children log as users see them)
+        defaultProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        defaultProperty("org.slf4j.simpleLogger.log.org.jooq", "off");
+        defaultProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "error");
+        defaultProperty("org.jooq.no-logo", "true");
+        defaultProperty("org.jooq.no-tips", "true");
+    }
+
+    private FaultSuite() {}
+
+    private static void defaultProperty(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Scenario scenario;
+        boolean keepLogs = false;
+        try {
+            Map<String, String> options = new LinkedHashMap<>();
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--keep-logs" -> keepLogs = true;
+                    case "--small" -> options.put("--small", "");
+                    default -> {
+                        if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                            throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
+                        }
+                        options.put(args[i], args[++i]);
+                    }
+                }
+            }
+            scenario = scenario(options);
+        } catch (IllegalArgumentException e) {
+            System.err.println("outbox-faults: " + e.getMessage());
+            System.err.println("usage: java -jar outbox-faults.jar [--small] [--events N] [--producers P] [--relays R] [--workers W]"
+                    + " [--fault-minutes M | --fault-seconds S] [--kill-every K] [--broker-stops N] [--broker-stop-seconds S]"
+                    + " [--pg-restarts N] [--fail-share F] [--delivery-timeout S] [--drain-timeout S] [--seed N] [--keep-logs]");
+            System.exit(2);
+            return;
+        }
+        if (!PrivateRabbit.available()) {
+            System.err.println("outbox-faults: rabbitmq-server and rabbitmqctl must be on the PATH (the suite starts a node of its own)");
+            System.exit(2);
+        }
+        Path runDir = Files.createTempDirectory("outbox-faults-");
+        Report report;
+        try {
+            report = run(scenario, runDir, System.out);
+        } catch (Exception e) {
+            System.err.println("outbox-faults: the run failed (" + e + "); logs kept in " + runDir);
+            throw e;
+        }
+        System.out.println();
+        System.out.print(report.toMarkdown());
+        List<String> broken = report.brokenPromises(Boolean.getBoolean(STRICT_RELAY_EXITS));
+        System.out.println();
+        System.out.println(broken.isEmpty() ? "promises held" : "promises broken: " + String.join("; ", broken));
+        if (keepLogs) {
+            System.out.println("logs: " + runDir.resolve("logs"));
+        } else {
+            Commands.deleteTree(runDir);
+        }
+        System.exit(broken.isEmpty() ? 0 : 1);
+    }
+
+    /** The system property that makes an unexpected relay exit a broken promise (issue 12, item 1). */
+    public static final String STRICT_RELAY_EXITS = "outbox.faults.strictRelayExits";
+
+    static Scenario scenario(Map<String, String> o) {
+        Scenario b = o.containsKey("--small") ? Scenario.small() : Scenario.full();
+        for (String key : o.keySet()) {
+            if (!List.of("--small", "--events", "--producers", "--relays", "--workers", "--fault-minutes", "--fault-seconds",
+                    "--kill-every", "--broker-stops", "--broker-stop-seconds", "--pg-restarts", "--fail-share", "--delivery-timeout",
+                    "--drain-timeout", "--seed").contains(key)) {
+                throw new IllegalArgumentException("unknown option '" + key + "'");
+            }
+        }
+        int faultSeconds = o.containsKey("--fault-minutes") ? Math.multiplyExact(integer(o, "--fault-minutes", 0), 60)
+                : integer(o, "--fault-seconds", b.faultSeconds());
+        return new Scenario(integer(o, "--events", b.events()), integer(o, "--producers", b.producers()),
+                integer(o, "--relays", b.relays()), integer(o, "--workers", b.workers()), faultSeconds,
+                integer(o, "--kill-every", b.killEverySeconds()), integer(o, "--broker-stops", b.brokerStops()),
+                integer(o, "--broker-stop-seconds", b.brokerStopSeconds()), integer(o, "--pg-restarts", b.pgRestarts()),
+                decimal(o, "--fail-share", b.failShare()), b.retryDelays(), b.doomedRetryDelays(),
+                integer(o, "--delivery-timeout", b.deliveryTimeoutSeconds()), integer(o, "--drain-timeout", b.drainTimeoutSeconds()),
+                integer(o, "--seed", (int) b.seed()));
+    }
+
+    private static int integer(Map<String, String> o, String key, int fallback) {
+        return option(o, key, fallback, Integer::parseInt, "a whole number");
+    }
+
+    private static double decimal(Map<String, String> o, String key, double fallback) {
+        return option(o, key, fallback, Double::parseDouble, "a number");
+    }
+
+    private static <T> T option(Map<String, String> o, String key, T fallback, java.util.function.Function<String, T> parse, String what) {
+        String v = o.get(key);
+        if (v == null) {
+            return fallback;
+        }
+        try {
+            return parse.apply(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " must be " + what + ", got '" + v + "'");
+        }
+    }
+
+    /** Runs one scenario in {@code runDir} (logs under {@code logs/}); every process and data directory is gone afterwards. */
+    public static Report run(Scenario scenario, Path runDir, java.io.PrintStream out) throws Exception {
+        Progress progress = new Progress(out);
+        Files.createDirectories(runDir.resolve("logs"));
+        Deque<AutoCloseable> cleanup = new ArrayDeque<>();
+        Thread hook = new Thread(() -> closeAll(cleanup), "outbox-faults-cleanup");
+        Runtime.getRuntime().addShutdownHook(hook);
+        long runStart = System.nanoTime();
+        try {
+            CompletableFuture<PrivateRabbit> rabbitStart = CompletableFuture.supplyAsync(() -> PrivateRabbit.start(runDir));
+            PrivatePostgres pg;
+            try {
+                pg = PrivatePostgres.start(runDir);
+            } finally {
+                rabbitStart.handle((r, e) -> r == null ? null : push(cleanup, r)).join();
+            }
+            push(cleanup, pg);
+            PrivateRabbit rabbit = rabbitStart.join();
+            progress.printf("private PostgreSQL on 127.0.0.1:%d, RabbitMQ node on 127.0.0.1:%d%n", pg.port(), rabbit.port());
+
+            HikariDataSource dataSource = dataSource(pg, scenario.producers() + 2);
+            push(cleanup, dataSource);
+            OutboxTables tables = OutboxTables.defaults().withSchema(SCHEMA);
+            OutboxMigrations.migrate(dataSource, tables);
+            Instrumentation.install(dataSource, SCHEMA);
+            Counts counts = new Counts(dataSource, SCHEMA);
+
+            Path routes = runDir.resolve("routes.yaml");
+            Files.writeString(routes, "routes:\n"
+                    + "  fault.event:\n    - job: " + JOB + "\n      queue: " + QUEUE + "\n      retryDelaysSeconds: "
+                    + scenario.retryDelays() + "\n      deliveryTimeoutSeconds: " + scenario.deliveryTimeoutSeconds() + "\n"
+                    + "  fault.doomed:\n    - job: " + DOOMED_JOB + "\n      queue: " + QUEUE + "\n      retryDelaysSeconds: "
+                    + scenario.doomedRetryDelays() + "\n      deliveryTimeoutSeconds: " + scenario.deliveryTimeoutSeconds() + "\n");
+            Map<String, String> env = new LinkedHashMap<>();
+            env.put("OUTBOX_JDBC_URL", pg.jdbcUrl());
+            env.put("OUTBOX_JDBC_USER", pg.user());
+            env.put("OUTBOX_JDBC_PASSWORD", "");
+            env.put("OUTBOX_AMQP_URI", rabbit.uri());
+            env.put("OUTBOX_SCHEMA", SCHEMA);
+            env.put("OUTBOX_ROUTES_FILE", routes.toString());
+            env.put("FAULT_QUEUE", QUEUE);
+
+            Supervisor supervisor = new Supervisor(scenario.relays(), scenario.workers(), env, runDir.resolve("logs"));
+            push(cleanup, supervisor);
+            supervisor.awaitReady(Duration.ofSeconds(120));
+            progress.printf("%d relay(s) and %d worker(s) ready%n", scenario.relays(), scenario.workers());
+
+            Sampler sampler = new Sampler(counts);
+            sampler.start();
+            Outbox outbox = Outbox.builder().tables(tables).build();
+            progress.printf("producers and faults start%n");
+            Producers producers = new Producers(scenario, dataSource, outbox, scenario.events() / (scenario.faultSeconds() * 0.9));
+            producers.start();
+            long faultStart = System.nanoTime();
+            List<Outage> outages = injectFaults(scenario, supervisor, pg, rabbit, producers, progress);
+            producers.await();
+            long quietNanos = System.nanoTime();
+            double faultPeriod = (quietNanos - faultStart) / 1e9;
+            progress.printf("faults over, %,d events recorded (%,d producer errors); draining%n", producers.acknowledged().size(),
+                    producers.errors());
+
+            boolean drained = false;
+            long drainDeadline = quietNanos + Duration.ofSeconds(scenario.drainTimeoutSeconds()).toNanos();
+            while (System.nanoTime() < drainDeadline) {
+                try {
+                    if (counts.unrouted() == 0 && counts.open() == 0 && counts.events() >= producers.acknowledged().size()) {
+                        drained = true;
+                        break;
+                    }
+                } catch (RuntimeException e) {
+                    // the database is still recovering: ask again
+                }
+                Thread.sleep(200);
+            }
+            double drainSeconds = (System.nanoTime() - quietNanos) / 1e9;
+            sampler.stop();
+            progress.printf(drained ? "drained in %.1f s; SIGTERM to every process%n" : "not drained after %.0f s; SIGTERM to every process%n",
+                    drainSeconds);
+            List<Supervisor.Stop> stops = supervisor.terminateAll(SIGTERM_WAIT);
+            return counts.report(scenario, (System.nanoTime() - runStart) / 1e9, faultPeriod, producers, supervisor, outages, sampler.peakUnrouted.get(),
+                    sampler.peakDispatched.get(), drained, drainSeconds, stops);
+        } finally {
+            closeAll(cleanup);
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // the JVM is going down: the hook runs (and finds nothing left to close)
+            }
+        }
+    }
+
+    /**
+     * The schedule: the outages spread evenly over the fault period, broker stops and PostgreSQL
+     * restarts alternating; a kill every ~K s (±30 %) until the period is over and the producers are
+     * done, so that every event is recorded under faults.
+     */
+    private static List<Outage> injectFaults(Scenario sc, Supervisor supervisor, PrivatePostgres pg, PrivateRabbit rabbit,
+            Producers producers, Progress progress) throws InterruptedException {
+        record Action(long atMillis, String what) {}
+        Random random = new Random(sc.seed());
+        List<Action> plan = new ArrayList<>();
+        long horizon = sc.faultSeconds() * 1000L;
+        int outageCount = sc.brokerStops() + sc.pgRestarts();
+        int brokers = 0;
+        int restarts = 0;
+        for (int j = 0; j < outageCount; j++) {
+            long t = (long) (horizon * (j + 0.5) / outageCount);
+            boolean broker = restarts >= sc.pgRestarts() || (brokers < sc.brokerStops() && brokers <= restarts);
+            if (broker) {
+                brokers++;
+                plan.add(new Action(t, "broker-stop"));
+                plan.add(new Action(t + sc.brokerStopSeconds() * 1000L, "broker-start"));
+            } else {
+                restarts++;
+                plan.add(new Action(t, "pg-restart"));
+            }
+        }
+        plan.sort(Comparator.comparingLong(Action::atMillis));
+        Deque<Action> pending = new ArrayDeque<>(plan);
+        List<Outage> outages = new ArrayList<>();
+        @Nullable Instant brokerDown = null;
+        long nextKill = sc.killEverySeconds() > 0 ? jitter(random, sc.killEverySeconds()) : Long.MAX_VALUE;
+        long start = System.nanoTime();
+        while (true) {
+            long now = (System.nanoTime() - start) / 1_000_000;
+            if (pending.isEmpty() && now >= horizon && producers.done()) {
+                break;
+            }
+            if (pending.isEmpty() && now >= 4 * horizon + 300_000) {
+                producers.stop(); // bounded: the producers could not keep up, record no more
+                progress.printf("faults +%.1f s: the producers are far behind; they stop recording%n", now / 1000.0);
+                break;
+            }
+            Action a = pending.peek();
+            boolean outageDue = a != null && a.atMillis <= now;
+            if (!outageDue && nextKill > now) {
+                long until = Math.min(nextKill, a != null ? a.atMillis : now + 200);
+                Thread.sleep(Math.max(1, Math.min(200, until - now)));
+                continue;
+            }
+            double at = now / 1000.0; // seconds into the fault period
+            if (!outageDue) {
+                Supervisor.Kill k = supervisor.killAndRestart(random.nextInt(supervisor.size()));
+                progress.printf("faults +%.1f s: kill -9 %s (pid %d), started again%n", at, k.name(), k.pid());
+                nextKill = now + jitter(random, sc.killEverySeconds());
+                continue;
+            }
+            pending.poll();
+            switch (a.what) {
+                case "broker-stop" -> {
+                    brokerDown = Instant.now();
+                    rabbit.stopApp();
+                    progress.printf("faults +%.1f s: broker stopped%n", at);
+                }
+                case "broker-start" -> {
+                    rabbit.startApp();
+                    outages.add(new Outage(Outage.Kind.BROKER_STOP, java.util.Objects.requireNonNull(brokerDown), Instant.now()));
+                    progress.printf("faults +%.1f s: broker started%n", at);
+                }
+                case "pg-restart" -> {
+                    Instant from = Instant.now();
+                    pg.restartImmediate();
+                    outages.add(new Outage(Outage.Kind.PG_RESTART, from, Instant.now()));
+                    progress.printf("faults +%.1f s: PostgreSQL restarted (-m immediate)%n", at);
+                }
+                default -> throw new IllegalStateException(a.what);
+            }
+        }
+        return outages;
+    }
+
+    private static long jitter(Random random, int seconds) {
+        return (long) (seconds * 1000L * (0.7 + 0.6 * random.nextDouble()));
+    }
+
+    private static HikariDataSource dataSource(PrivatePostgres pg, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(pg.jdbcUrl());
+        config.setUsername(pg.user());
+        config.setPassword("");
+        config.setMaximumPoolSize(size);
+        config.setConnectionTimeout(10_000);
+        config.setPoolName("outbox-faults");
+        return new HikariDataSource(config);
+    }
+
+    private static <T extends AutoCloseable> T push(Deque<AutoCloseable> cleanup, T resource) {
+        synchronized (cleanup) {
+            cleanup.push(resource);
+        }
+        return resource;
+    }
+
+    private static void closeAll(Deque<AutoCloseable> cleanup) {
+        while (true) {
+            AutoCloseable c;
+            synchronized (cleanup) {
+                c = cleanup.poll();
+            }
+            if (c == null) {
+                return;
+            }
+            try {
+                c.close();
+            } catch (Exception e) {
+                System.err.println("outbox-faults: cleanup of " + c.getClass().getSimpleName() + " failed (" + e.getClass().getSimpleName() + ")");
+            }
+        }
+    }
+
+    /** Progress lines, each with the seconds since the run began. */
+    private static final class Progress {
+        private final java.io.PrintStream out;
+        private final long start = System.nanoTime();
+
+        Progress(java.io.PrintStream out) {
+            this.out = out;
+        }
+
+        void printf(String format, Object... args) {
+            out.printf(java.util.Locale.ROOT, "[%6.1f s] %s", (System.nanoTime() - start) / 1e9, String.format(java.util.Locale.ROOT, format, args));
+            out.flush();
+        }
+    }
+
+    /** Samples the unrouted events and dispatched deliveries once a second, keeping the peaks. */
+    private static final class Sampler {
+        final AtomicLong peakUnrouted = new AtomicLong();
+        final AtomicLong peakDispatched = new AtomicLong();
+        private final Counts counts;
+        private final Thread thread;
+        private volatile boolean running = true;
+
+        Sampler(Counts counts) {
+            this.counts = counts;
+            this.thread = new Thread(this::sample, "outbox-faults-sampler");
+            this.thread.setDaemon(true);
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        void stop() throws InterruptedException {
+            running = false;
+            thread.interrupt();
+            thread.join(5_000);
+        }
+
+        private void sample() {
+            while (running) {
+                try {
+                    peakUnrouted.accumulateAndGet(counts.unrouted(), Math::max);
+                    peakDispatched.accumulateAndGet(counts.dispatched(), Math::max);
+                } catch (RuntimeException e) {
+                    // the database is restarting
+                }
+                try {
+                    Thread.sleep(1_000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package dev.outbox.faults;
+
+import java.util.List;
+
+/**
+ * What one fault run does.
+ *
+ * @param events events recorded, one per transaction
+ * @param producers producer threads recording them, paced so that recording spans the fault period
+ * @param relays relay processes ({@code relay --loop --sleep=1})
+ * @param workers worker processes
+ * @param faultSeconds how long faults are injected at least; kills go on until the producers are done
+ * @param killEverySeconds about how often a random relay or worker is killed with -9 (0: never)
+ * @param brokerStops broker outages during the fault period
+ * @param brokerStopSeconds how long each broker outage lasts
+ * @param pgRestarts immediate PostgreSQL restarts during the fault period
+ * @param failShare share of events (0..1) whose handler fails with a retryable error on every attempt
+ * @param retryDelays retry delays of the ordinary events' route
+ * @param doomedRetryDelays retry delays of the always-failing events' route (short, so retries run out)
+ * @param deliveryTimeoutSeconds the routes' delivery timeout
+ * @param drainTimeoutSeconds how long to wait, after the faults, for every delivery to end
+ * @param seed seed of the fault schedule's randomness
+ */
+public record Scenario(int events, int producers, int relays, int workers, int faultSeconds, int killEverySeconds,
+        int brokerStops, int brokerStopSeconds, int pgRestarts, double failShare, List<Integer> retryDelays,
+        List<Integer> doomedRetryDelays, int deliveryTimeoutSeconds, int drainTimeoutSeconds, long seed) {
+
+    public Scenario {
+        positive("events", events);
+        positive("producers", producers);
+        positive("relays", relays);
+        positive("workers", workers);
+        positive("faultSeconds", faultSeconds);
+        notNegative("killEverySeconds", killEverySeconds);
+        notNegative("brokerStops", brokerStops);
+        positive("brokerStopSeconds", brokerStopSeconds);
+        notNegative("pgRestarts", pgRestarts);
+        positive("deliveryTimeoutSeconds", deliveryTimeoutSeconds);
+        positive("drainTimeoutSeconds", drainTimeoutSeconds);
+        if (!(failShare >= 0 && failShare <= 1)) {
+            throw new IllegalArgumentException("failShare must be from 0 to 1, got " + failShare);
+        }
+        retryDelays = List.copyOf(retryDelays);
+        doomedRetryDelays = List.copyOf(doomedRetryDelays);
+        for (int d : retryDelays) {
+            positive("retryDelays", d);
+        }
+        for (int d : doomedRetryDelays) {
+            positive("doomedRetryDelays", d);
+        }
+    }
+
+    /** The version of the README's test command: about a minute on two cores. */
+    public static Scenario small() {
+        return new Scenario(3_000, 2, 2, 2, 20, 7, 1, 5, 1, 0.05, List.of(1, 2, 5, 10, 10), List.of(1, 1), 10, 90, 12);
+    }
+
+    /** The documented full run: 100,000 events, five minutes of faults. */
+    public static Scenario full() {
+        return new Scenario(100_000, 4, 4, 3, 300, 5, 2, 5, 2, 0, List.of(1, 2, 5, 10, 10), List.of(1, 1), 15, 300, 12);
+    }
+
+    /** Whether the event with this sequence number is one whose handler always fails. */
+    boolean doomed(long sequence) {
+        if (failShare <= 0) {
+            return false;
+        }
+        long every = Math.max(1, Math.round(1 / failShare));
+        return sequence % every == every - 1;
+    }
+
+    private static void positive(String name, int value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+    }
+
+    private static void notNegative(String name, int value) {
+        if (value < 0) {
+            throw new IllegalArgumentException(name + " must not be negative, got " + value);
+        }
+    }
+}
