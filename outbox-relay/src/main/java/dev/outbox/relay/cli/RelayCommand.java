@@ -132,7 +132,8 @@ public final class RelayCommand implements Callable<Integer> {
             int dispatchBatchSize = s.dispatchBatchSize();
             Duration confirmTimeout = Duration.ofSeconds(s.confirmTimeoutSeconds());
             int maxInFlight = s.maxInFlight();
-            try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false)) {
+            // a looping relay may start before the database is up: it waits for it as for any outage
+            try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false, loop)) {
                 Relay.Builder builder = Relay.builder()
                         .dataSource(dataSource)
                         .connectionFactory(amqp)
@@ -223,6 +224,11 @@ public final class RelayCommand implements Callable<Integer> {
     }
 
     static HikariDataSource dataSource(ServiceSettings s, String jdbcUrl, boolean readOnly) {
+        return dataSource(s, jdbcUrl, readOnly, false);
+    }
+
+    /** With {@code lazy}, the pool is created even while the database is down (it connects when asked). */
+    static HikariDataSource dataSource(ServiceSettings s, String jdbcUrl, boolean readOnly, boolean lazy) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         if (s.jdbcUser() != null) {
@@ -236,6 +242,9 @@ public final class RelayCommand implements Callable<Integer> {
         config.setMinimumIdle(1);
         config.setReadOnly(readOnly);
         config.setConnectionTimeout(10_000);
+        if (lazy) {
+            config.setInitializationFailTimeout(-1);
+        }
         try {
             return new HikariDataSource(config);
         } catch (RuntimeException e) {
@@ -272,7 +281,7 @@ public final class RelayCommand implements Callable<Integer> {
         defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
         defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
         defaultProperty("org.slf4j.simpleLogger.showShortLogName", "true");
-        defaultProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "warn");
+        defaultProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "error"); // outages are logged by the relay, once
         defaultProperty("org.slf4j.simpleLogger.log.org.flywaydb", "warn");
         defaultProperty("org.slf4j.simpleLogger.log.org.jooq", "warn");
     }

@@ -5,8 +5,12 @@ import dev.outbox.api.RouteKind;
 import dev.outbox.api.internal.DeliveryLog;
 import dev.outbox.api.internal.RetryOutcome;
 import dev.outbox.relay.BrokerUnavailableException;
+import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.PassResult;
 import dev.outbox.relay.RelayException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -18,6 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
@@ -35,9 +40,11 @@ import org.slf4j.MDC;
 public final class RelayEngine implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger("dev.outbox.relay.Relay");
+    /** The longest wait between two tries of a looping relay during an outage. */
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
     private final RelaySettings settings;
-    private final DSLContext dsl;
+    private final DataSource dataSource;
     private final RelayTransitions transitions;
     private final AmqpPublisher publisher;
     private final Wakeups wakeups;
@@ -46,7 +53,7 @@ public final class RelayEngine implements AutoCloseable {
 
     public RelayEngine(RelaySettings settings) {
         this.settings = settings;
-        this.dsl = DSL.using(settings.dataSource(), SQLDialect.POSTGRES);
+        this.dataSource = settings.dataSource();
         this.transitions = new RelayTransitions(settings.tables(), settings.routes(), settings.clock());
         this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout());
         this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel());
@@ -60,7 +67,9 @@ public final class RelayEngine implements AutoCloseable {
     /**
      * One pass.
      *
-     * @throws RelayException when the database fails (the pass stops; what it committed stays)
+     * @throws DatabaseUnavailableException when the database cannot be reached or is restarting (the
+     *     pass stops; what it committed stays)
+     * @throws RelayException when the database fails otherwise (a missing table, a refused login ...)
      * @throws BrokerUnavailableException when the broker cannot be reached (nothing was claimed)
      */
     public PassResult pass() {
@@ -113,7 +122,7 @@ public final class RelayEngine implements AutoCloseable {
                 }
             }
         } catch (DataAccessException e) {
-            throw new RelayException("database error (" + rootCause(e) + ")", e);
+            throw DatabaseErrors.classify(e);
         }
         PassResult result = new PassResult(tally.routed, tally.created, tally.unrouted, tally.dispatched, tally.confirmed, tally.failed,
                 tally.completed, tally.timedOut);
@@ -125,37 +134,46 @@ public final class RelayEngine implements AutoCloseable {
 
     /**
      * Runs passes until {@code stopped} turns true; after a pass that found nothing to do it waits for
-     * a notification or the sleep. A broker that cannot be reached is logged and tried again after the
-     * sleep.
+     * a notification or the sleep. An outage of the database or the broker is logged once and the pass
+     * is tried again after a backoff (100 ms doubling up to the sleep, at most 30 s), until it goes
+     * through; the recovery is logged with the outage's length.
      *
-     * @throws RelayException when the database fails
+     * @throws RelayException when the database fails for good (a missing table, a refused login ...)
      */
     public void loop(BooleanSupplier stopped) {
         log.info("relay loop started (sleep {} s, {})", settings.sleep().toSeconds(),
                 settings.pollOnly() ? "polling only" : "LISTEN on " + settings.notifyChannel());
+        Duration cap = settings.sleep().compareTo(MAX_BACKOFF) < 0 ? settings.sleep() : MAX_BACKOFF;
+        Outage database = new Outage(log, "database", cap);
+        Outage broker = new Outage(log, "broker", cap);
         try {
             while (!stopped.getAsBoolean()) {
                 try {
-                    if (!pass().idle()) {
+                    PassResult result = pass();
+                    answered(database);
+                    broker.over();
+                    if (!result.idle()) {
                         continue;
                     }
                     wakeups.await(settings.sleep(), stopped);
+                } catch (DatabaseUnavailableException e) {
+                    Wakeups.pause(database.failed(e.getMessage()), stopped);
                 } catch (BrokerUnavailableException e) {
-                    // not a notification: the broker gets the whole sleep to come back
-                    log.error("{}; trying again in {} s", e.getMessage(), settings.sleep().toSeconds());
-                    try {
-                        Wakeups.pause(settings.sleep(), stopped);
-                    } catch (InterruptedException interrupted) {
-                        Thread.currentThread().interrupt();
-                        break;
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
+                    answered(database); // the pass routed before it needed the broker
+                    Wakeups.pause(broker.failed(e.getMessage()), stopped);
                 }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             log.info("relay loop stopped");
+        }
+    }
+
+    private void answered(Outage database) {
+        if (database.on()) {
+            database.over();
+            wakeups.relistenNow(); // the LISTEN connection died with the others
         }
     }
 
@@ -225,15 +243,23 @@ public final class RelayEngine implements AutoCloseable {
     }
 
     private <T> T inTransaction(Function<DSLContext, T> work) {
-        return dsl.transactionResult(configuration -> work.apply(configuration.dsl()));
-    }
-
-    private static String rootCause(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
+        // the connection is taken here, once: with a data source jOOQ would ask the pool again to roll back
+        // a transaction that never began, and wait for the pool's timeout twice while the database is down
+        Connection connection;
+        try {
+            connection = dataSource.getConnection();
+        } catch (SQLException e) {
+            throw new DataAccessException("cannot get a connection", e);
         }
-        return t.getClass().getSimpleName();
+        try {
+            return DSL.using(connection, SQLDialect.POSTGRES).transactionResult(configuration -> work.apply(configuration.dsl()));
+        } finally {
+            try {
+                connection.close(); // after a commit, a failing close must not turn it into an error
+            } catch (SQLException e) {
+                log.debug("returning a connection to the pool failed ({})", e.getClass().getSimpleName());
+            }
+        }
     }
 
     @Override
