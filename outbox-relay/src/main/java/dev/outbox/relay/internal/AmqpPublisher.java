@@ -119,11 +119,12 @@ final class AmqpPublisher implements AutoCloseable {
             }
         }
         List<Published> result = new ArrayList<>(dispatches.size());
+        boolean lost = connection == null || !connection.isOpen(); // a failed check may be the loss of the connection
         for (Dispatch d : dispatches) {
             if (d.kind() == RouteKind.JOB && !destinations.get("q:" + d.queue())) {
-                result.add(Published.failed(d, Published.QUEUE_DECLARE_FAILED));
+                result.add(Published.failed(d, lost ? Published.NOT_SENT : Published.QUEUE_DECLARE_FAILED));
             } else if (d.kind() == RouteKind.PUBLISH && !destinations.get("x:" + (d.exchange() == null ? "" : d.exchange()))) {
-                result.add(Published.failed(d, Published.NO_EXCHANGE));
+                result.add(Published.failed(d, lost ? Published.NOT_SENT : Published.NO_EXCHANGE));
             } else {
                 result.add(publishOne(d));
             }
@@ -145,16 +146,16 @@ final class AmqpPublisher implements AutoCloseable {
             ch = channel;
             tracker = confirms;
         } catch (BrokerUnavailableException e) {
-            published.settle(Published.CONNECTION_LOST);
+            published.settle(Published.NOT_SENT);
             return published;
         }
         if (ch == null || tracker == null) {
-            published.settle(Published.CONNECTION_LOST);
+            published.settle(Published.NOT_SENT);
             return published;
         }
         try {
             if (!tracker.reserve(confirmTimeoutMillis)) {
-                published.settle(ch.isOpen() ? Published.NO_WINDOW : Published.CONNECTION_LOST);
+                published.settle(ch.isOpen() ? Published.NO_WINDOW : Published.NOT_SENT);
                 return published;
             }
         } catch (InterruptedException e) {
@@ -198,7 +199,9 @@ final class AmqpPublisher implements AutoCloseable {
                 ch.basicPublish(d.exchange() == null ? "" : d.exchange(), d.routingKey() == null ? "" : d.routingKey(), true, props,
                         payload.getBytes(StandardCharsets.UTF_8));
             }
-        } catch (IOException | AlreadyClosedException e) {
+        } catch (AlreadyClosedException e) {
+            tracker.notSent(seq); // the channel was closed before the frame was written
+        } catch (IOException e) {
             tracker.failed(seq);
         }
         return published;

@@ -106,7 +106,15 @@ public final class RelayEngine implements AutoCloseable {
                 List<Dispatch> claimed = inTransaction(tx -> transitions.claim(tx, settings.dispatchBatchSize()));
                 tally.dispatched += claimed.size();
                 moreToDispatch = claimed.size() == settings.dispatchBatchSize();
-                List<Published> next = claimed.isEmpty() ? List.of() : publisher.publish(claimed);
+                List<Published> next;
+                try {
+                    next = claimed.isEmpty() ? List.of() : publisher.publish(claimed);
+                } catch (BrokerUnavailableException e) {
+                    // lost between the claim and the publish: the claimed batch never left, the one in flight is lost
+                    settle(inFlight, tally);
+                    settle(claimed.stream().map(d -> Published.failed(d, Published.NOT_SENT)).toList(), tally);
+                    throw e;
+                }
                 settle(inFlight, tally);
                 inFlight = next;
             }
@@ -184,6 +192,7 @@ public final class RelayEngine implements AutoCloseable {
         long deadline = System.nanoTime() + publisher.confirmTimeoutMillis() * 1_000_000;
         List<Dispatch> toComplete = new ArrayList<>();
         List<Dispatch> refused = new ArrayList<>();
+        List<Dispatch> unsent = new ArrayList<>();
         Map<UUID, String> causes = new HashMap<>();
         for (Published p : inFlight) {
             String failure;
@@ -203,6 +212,8 @@ public final class RelayEngine implements AutoCloseable {
                 if (d.kind() == RouteKind.PUBLISH) {
                     toComplete.add(d);
                 }
+            } else if (Published.NOT_SENT.equals(failure)) {
+                unsent.add(d);
             } else {
                 refused.add(d);
                 causes.put(d.deliveryId(), failure);
@@ -221,7 +232,7 @@ public final class RelayEngine implements AutoCloseable {
                 }
             }
         }
-        if (toComplete.isEmpty() && refused.isEmpty()) {
+        if (toComplete.isEmpty() && refused.isEmpty() && unsent.isEmpty()) {
             return;
         }
         List<RetryOutcome> outcomes = inTransaction(tx -> {
@@ -229,10 +240,15 @@ public final class RelayEngine implements AutoCloseable {
                 tally.completed += transitions.completePublished(tx, ids(toComplete, Dispatch::deliveryId), ids(toComplete, Dispatch::dispatchId))
                         .size();
             }
+            if (!unsent.isEmpty()) {
+                int released = transitions.releaseUnsent(tx, ids(unsent, Dispatch::deliveryId), ids(unsent, Dispatch::dispatchId)).size();
+                log.info("{} claimed delivery(ies) never reached the broker (connection lost): back to pending, the attempt not counted",
+                        released);
+            }
             return refused.isEmpty() ? List.<RetryOutcome>of()
                     : transitions.publishRefused(tx, ids(refused, Dispatch::deliveryId), ids(refused, Dispatch::dispatchId));
         });
-        tally.failed += refused.size();
+        tally.failed += refused.size() + unsent.size();
         for (RetryOutcome o : outcomes) {
             DeliveryLog.retryOutcome(log, o, causes.getOrDefault(o.deliveryId(), "publish_failed"));
         }
