@@ -165,6 +165,32 @@ class BrokerLostIT {
     }
 
     @Test
+    void aLoopingRelayRidesOutABrokerOutageAndSendsWhatWasRecordedMeanwhile() throws Exception {
+        relay.start();
+        UUID before = tables.record(new OrderCancelled(4)).get(0);
+        awaitDispatched(before);
+
+        proxy.down();
+        UUID during = tables.record(new OrderCancelled(5)).get(0);
+        Thread.sleep(2_000);
+        proxy.up();
+        long up = System.nanoTime();
+
+        awaitDispatched(during);
+        System.out.printf("outage-recovery: relay loop, broker down 2 s: delivered %d ms after it came back%n",
+                (System.nanoTime() - up) / 1_000_000);
+        assertThat(tables.delivery(during).getAttempts()).isEqualTo(1);
+        assertThat(relay.failure()).isEmpty();
+    }
+
+    private void awaitDispatched(UUID event) throws Exception {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
+                .until(() -> tables.deliveriesOf(event).stream().anyMatch(d -> d.getStatus() == OutboxDeliveryStatus.dispatched)
+                        && broker.messageCount(refunds) > 0);
+        broker.purge(refunds);
+    }
+
+    @Test
     void theReleasedBatchIsSentAsItsFirstAttemptOnceTheBrokerIsBack() throws Exception {
         relay.runOnce();
         UUID event = tables.record(new OrderCancelled(2)).get(0);

@@ -22,6 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -55,7 +56,8 @@ public final class RelayEngine implements AutoCloseable {
         this.settings = settings;
         this.dataSource = settings.dataSource();
         this.transitions = new RelayTransitions(settings.tables(), settings.routes(), settings.clock());
-        this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout());
+        this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout(),
+                settings.clock());
         this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel());
         for (Route route : settings.routes().all()) {
             if (route.kind() == RouteKind.JOB) {
@@ -245,8 +247,17 @@ public final class RelayEngine implements AutoCloseable {
                 log.info("{} claimed delivery(ies) never reached the broker (connection lost): back to pending, the attempt not counted",
                         released);
             }
-            return refused.isEmpty() ? List.<RetryOutcome>of()
-                    : transitions.publishRefused(tx, ids(refused, Dispatch::deliveryId), ids(refused, Dispatch::dispatchId));
+            List<RetryOutcome> changed = new ArrayList<>();
+            // a queue that could not be declared says so in failure_reason; any other refusal is publish_failed
+            Map<Boolean, List<Dispatch>> byQueue = refused.stream()
+                    .collect(Collectors.partitioningBy(d -> Published.QUEUE_DECLARE_FAILED.equals(causes.get(d.deliveryId()))));
+            for (Map.Entry<Boolean, List<Dispatch>> group : byQueue.entrySet()) {
+                if (!group.getValue().isEmpty()) {
+                    changed.addAll(transitions.publishRefused(tx, ids(group.getValue(), Dispatch::deliveryId),
+                            ids(group.getValue(), Dispatch::dispatchId), group.getKey() ? Published.QUEUE_DECLARE_FAILED : "publish_failed"));
+                }
+            }
+            return changed;
         });
         tally.failed += refused.size() + unsent.size();
         for (RetryOutcome o : outcomes) {

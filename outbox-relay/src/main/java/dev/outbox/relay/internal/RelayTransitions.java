@@ -251,8 +251,16 @@ public final class RelayTransitions {
 
     /** T3: the broker refused (or never confirmed) these dispatches; retry-or-fail with {@code publish_failed}. */
     List<RetryOutcome> publishRefused(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds) {
+        return publishRefused(tx, deliveryIds, dispatchIds, "publish_failed");
+    }
+
+    /**
+     * T3 with the reason a delivery fails with when no retry is left: {@code publish_failed}, or
+     * {@code queue_declare_failed} when the broker refused to declare the delivery's queue.
+     */
+    List<RetryOutcome> publishRefused(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds, String exhaustedReason) {
         return shared.retryOrFail(tx, OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds)).and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds))),
-                "publish_failed");
+                exhaustedReason);
     }
 
     /**
