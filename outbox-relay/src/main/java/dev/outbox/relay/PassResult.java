@@ -10,7 +10,8 @@ import java.util.Set;
  * @param unroutedEventTypes event types seen waiting without a route (their events stay unrouted)
  * @param dispatched deliveries claimed for dispatch (T2)
  * @param confirmed dispatches the broker confirmed
- * @param publishFailed dispatches refused, returned, unconfirmed or lost (T3)
+ * @param publishFailed dispatches refused, returned, unconfirmed or lost (T3), or never sent because the broker
+ *     connection was lost first (released to pending, the attempt not counted)
  * @param completed deliveries of publish routes completed on the broker's confirm
  * @param timedOut dispatched deliveries past their timeout sent through retry-or-fail (T4)
  */

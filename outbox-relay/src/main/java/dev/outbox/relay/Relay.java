@@ -60,7 +60,8 @@ public final class Relay implements AutoCloseable {
     /**
      * Runs one pass in the calling thread.
      *
-     * @throws RelayException when the database fails
+     * @throws DatabaseUnavailableException when the database cannot be reached or is restarting
+     * @throws RelayException when the database fails otherwise
      * @throws BrokerUnavailableException when the broker cannot be reached
      */
     public synchronized PassResult runOnce() {
@@ -70,9 +71,12 @@ public final class Relay implements AutoCloseable {
     /**
      * Runs passes in the calling thread until {@link #stop()} (or {@link #close()}): after a pass
      * that found nothing to do, waits for a notification of new events or the sleep. The current pass
-     * finishes before this returns.
+     * finishes before this returns. An outage of the database or the broker does not end it: it is
+     * logged once, the pass is tried again with a capped backoff (100 ms doubling up to the sleep, at
+     * most 30 s), and the recovery is logged.
      *
-     * @throws RelayException when the database fails
+     * @throws RelayException when the database fails for good (a missing table, a refused login, a
+     *     missing permission): one line naming the cause's class and SQLState
      */
     public synchronized void runLoop() {
         engine.loop(() -> stopping || Thread.currentThread().isInterrupted());

@@ -11,6 +11,7 @@ import dev.outbox.relay.QueueType;
 import dev.outbox.relay.Relay;
 import dev.outbox.relay.RelayException;
 import dev.outbox.relay.RelayStatus;
+import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.internal.OutboxTablesCheck;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -140,8 +141,16 @@ public final class RelayCommand implements Callable<Integer> {
             int dispatchBatchSize = s.dispatchBatchSize();
             Duration confirmTimeout = Duration.ofSeconds(s.confirmTimeoutSeconds());
             int maxInFlight = s.maxInFlight();
-            try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false)) {
-                OutboxTablesCheck.require(dataSource, tables);
+            // a looping relay may start before the database is up: it waits for it as for any outage
+            try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false, loop)) {
+                try {
+                    OutboxTablesCheck.require(dataSource, tables);
+                } catch (DatabaseUnavailableException e) {
+                    if (!loop) {
+                        throw e;
+                    }
+                    // the loop rides the outage out; a table still missing then ends its first pass with one line
+                }
                 Relay.Builder builder = Relay.builder()
                         .dataSource(dataSource)
                         .connectionFactory(amqp)
@@ -232,6 +241,11 @@ public final class RelayCommand implements Callable<Integer> {
     }
 
     static HikariDataSource dataSource(ServiceSettings s, String jdbcUrl, boolean readOnly) {
+        return dataSource(s, jdbcUrl, readOnly, false);
+    }
+
+    /** With {@code lazy}, the pool is created even while the database is down (it connects when asked). */
+    static HikariDataSource dataSource(ServiceSettings s, String jdbcUrl, boolean readOnly, boolean lazy) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         if (s.jdbcUser() != null) {
@@ -245,6 +259,9 @@ public final class RelayCommand implements Callable<Integer> {
         config.setMinimumIdle(1);
         config.setReadOnly(readOnly);
         config.setConnectionTimeout(10_000);
+        if (lazy) {
+            config.setInitializationFailTimeout(-1);
+        }
         try {
             return new HikariDataSource(config);
         } catch (RuntimeException e) {
@@ -306,7 +323,7 @@ public final class RelayCommand implements Callable<Integer> {
         defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
         defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
         defaultProperty("org.slf4j.simpleLogger.showShortLogName", "true");
-        defaultProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "warn");
+        defaultProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "error"); // outages are logged by the relay, once
         defaultProperty("org.slf4j.simpleLogger.log.org.flywaydb", "warn");
         defaultProperty("org.slf4j.simpleLogger.log.org.jooq", "warn");
     }

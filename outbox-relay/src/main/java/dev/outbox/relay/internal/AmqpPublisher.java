@@ -13,7 +13,9 @@ import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.QueueType;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -38,19 +40,25 @@ final class AmqpPublisher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AmqpPublisher.class);
     /** How long an exchange found to exist is trusted without asking the broker again. */
     private static final long EXCHANGE_CHECK_NANOS = Duration.ofSeconds(5).toNanos();
+    /** How long a queue that could not be declared fails its dispatches at once before it is declared again. */
+    static final Duration QUEUE_RETRY = Duration.ofSeconds(30);
 
     private final ConnectionFactory factory;
     private final QueueType queueType;
     private final int window;
     private final long confirmTimeoutMillis;
+    private final Clock clock;
     private final Set<String> declaredQueues = new HashSet<>();
+    /** Queues whose declaration failed, with the instant after which they are declared again. */
+    private final Map<String, Instant> brokenQueues = new HashMap<>();
     private final Map<String, Long> checkedExchanges = new HashMap<>();
     private @Nullable Connection connection;
     private @Nullable Channel channel;
     private @Nullable Confirms confirms;
     private @Nullable Channel control;
 
-    AmqpPublisher(ConnectionFactory factory, QueueType queueType, int window, Duration confirmTimeout) {
+    AmqpPublisher(ConnectionFactory factory, QueueType queueType, int window, Duration confirmTimeout, Clock clock) {
+        this.clock = clock;
         this.factory = factory.clone();
         this.factory.setAutomaticRecoveryEnabled(false); // the relay reconnects itself, between batches
         this.queueType = queueType;
@@ -119,11 +127,12 @@ final class AmqpPublisher implements AutoCloseable {
             }
         }
         List<Published> result = new ArrayList<>(dispatches.size());
+        boolean lost = connection == null || !connection.isOpen(); // a failed check may be the loss of the connection
         for (Dispatch d : dispatches) {
             if (d.kind() == RouteKind.JOB && !destinations.get("q:" + d.queue())) {
-                result.add(Published.failed(d, Published.QUEUE_DECLARE_FAILED));
+                result.add(Published.failed(d, lost ? Published.NOT_SENT : Published.QUEUE_DECLARE_FAILED));
             } else if (d.kind() == RouteKind.PUBLISH && !destinations.get("x:" + (d.exchange() == null ? "" : d.exchange()))) {
-                result.add(Published.failed(d, Published.NO_EXCHANGE));
+                result.add(Published.failed(d, lost ? Published.NOT_SENT : Published.NO_EXCHANGE));
             } else {
                 result.add(publishOne(d));
             }
@@ -145,16 +154,16 @@ final class AmqpPublisher implements AutoCloseable {
             ch = channel;
             tracker = confirms;
         } catch (BrokerUnavailableException e) {
-            published.settle(Published.CONNECTION_LOST);
+            published.settle(Published.NOT_SENT);
             return published;
         }
         if (ch == null || tracker == null) {
-            published.settle(Published.CONNECTION_LOST);
+            published.settle(Published.NOT_SENT);
             return published;
         }
         try {
             if (!tracker.reserve(confirmTimeoutMillis)) {
-                published.settle(ch.isOpen() ? Published.NO_WINDOW : Published.CONNECTION_LOST);
+                published.settle(ch.isOpen() ? Published.NO_WINDOW : Published.NOT_SENT);
                 return published;
             }
         } catch (InterruptedException e) {
@@ -198,26 +207,55 @@ final class AmqpPublisher implements AutoCloseable {
                 ch.basicPublish(d.exchange() == null ? "" : d.exchange(), d.routingKey() == null ? "" : d.routingKey(), true, props,
                         payload.getBytes(StandardCharsets.UTF_8));
             }
-        } catch (IOException | AlreadyClosedException e) {
+        } catch (AlreadyClosedException e) {
+            tracker.notSent(seq); // the channel was closed before the frame was written
+        } catch (IOException e) {
             tracker.failed(seq);
         }
         return published;
     }
 
+    /**
+     * Declares {@code queue} unless it was declared on this connection. A queue the broker refuses (a
+     * name it does not accept, {@code PRECONDITION_FAILED} because it exists with other arguments, no
+     * permission) fails only its own dispatches, and is not asked about again for {@link #QUEUE_RETRY}.
+     */
     private boolean declare(String queue) {
         if (declaredQueues.contains(queue)) {
             return true;
+        }
+        Instant retryAt = brokenQueues.get(queue);
+        if (retryAt != null && clock.instant().isBefore(retryAt)) {
+            return false;
         }
         try {
             Map<String, Object> arguments = queueType == QueueType.QUORUM ? Map.of("x-queue-type", "quorum") : null;
             control().queueDeclare(queue, true, false, false, arguments);
             declaredQueues.add(queue);
+            if (brokenQueues.remove(queue) != null) {
+                log.info("queue {} declared: its dispatches go out again", queue);
+            }
             return true;
-        } catch (IOException | ShutdownSignalException e) {
-            log.error("queue {} cannot be declared ({}); its dispatches go back to retry", queue, e.getClass().getSimpleName());
-            control = null;
+        } catch (IOException | RuntimeException e) {
+            Connection c = connection; // a refused declaration closes the control channel: control() opens another
+            if (c == null || !c.isOpen()) {
+                return false; // the connection is gone, not the queue
+            }
+            brokenQueues.put(queue, clock.instant().plus(QUEUE_RETRY));
+            log.error("queue {} cannot be declared ({}); its dispatches fail with queue_declare_failed (retried after their delay),"
+                    + " the queue is declared again in {} s", queue, reason(e), QUEUE_RETRY.toSeconds());
             return false;
         }
+    }
+
+    /** The broker's reply code (e.g. 406 PRECONDITION_FAILED) or the exception's class: never the broker's text. */
+    private static String reason(Exception e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ShutdownSignalException sig && sig.getReason() instanceof AMQP.Channel.Close close) {
+                return "reply code " + close.getReplyCode();
+            }
+        }
+        return e.getClass().getSimpleName();
     }
 
     private boolean exchangeExists(String exchange) {

@@ -48,7 +48,7 @@ final class Confirms implements ConfirmListener, ReturnListener, ShutdownListene
         outstanding.put(seq, published);
         byDispatchId.put(published.dispatch().dispatchId(), published);
         if (closed) {
-            fail(seq, Published.CONNECTION_LOST);
+            fail(seq, Published.NOT_SENT); // about to be published on a closed channel: it never leaves
         }
     }
 
@@ -60,6 +60,11 @@ final class Confirms implements ConfirmListener, ReturnListener, ShutdownListene
     /** Fails a tracked message whose publish threw. */
     void failed(long seq) {
         fail(seq, Published.PUBLISH_ERROR);
+    }
+
+    /** Settles a tracked message that could not be published because the channel was closed: it was never sent. */
+    void notSent(long seq) {
+        fail(seq, Published.NOT_SENT);
     }
 
     @Override

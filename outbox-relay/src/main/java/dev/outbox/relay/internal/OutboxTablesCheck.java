@@ -22,6 +22,7 @@ public final class OutboxTablesCheck {
 
     /**
      * @throws RelayException naming the schema and the missing tables, and that the migrations create them
+     * @throws dev.outbox.relay.DatabaseUnavailableException when the database cannot be reached (a transient error)
      */
     public static void require(DataSource dataSource, OutboxTables tables) {
         String schema = tables.schema();
@@ -57,7 +58,7 @@ public final class OutboxTablesCheck {
                         + "; the migrations create them (outbox-relay migrate, or OutboxMigrations.migrate), or the table names are wrong", null);
             }
         } catch (SQLException e) {
-            throw new RelayException("database error (" + e.getClass().getSimpleName() + ")", e);
+            throw DatabaseErrors.classify(e);
         }
     }
 

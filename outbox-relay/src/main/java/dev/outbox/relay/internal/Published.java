@@ -16,6 +16,8 @@ final class Published {
     static final String RETURNED = "returned";
     static final String CONFIRM_TIMEOUT = "confirm_timeout";
     static final String CONNECTION_LOST = "connection_lost";
+    /** Never handed to the broker: the connection was lost first. Released without counting the attempt. */
+    static final String NOT_SENT = "not_sent";
     static final String PUBLISH_ERROR = "publish_error";
     static final String NO_EXCHANGE = "no_exchange";
     static final String QUEUE_DECLARE_FAILED = "queue_declare_failed";

@@ -5,8 +5,12 @@ import dev.outbox.api.RouteKind;
 import dev.outbox.api.internal.DeliveryLog;
 import dev.outbox.api.internal.RetryOutcome;
 import dev.outbox.relay.BrokerUnavailableException;
+import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.PassResult;
 import dev.outbox.relay.RelayException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -18,6 +22,8 @@ import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
@@ -35,9 +41,11 @@ import org.slf4j.MDC;
 public final class RelayEngine implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger("dev.outbox.relay.Relay");
+    /** The longest wait between two tries of a looping relay during an outage. */
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
     private final RelaySettings settings;
-    private final DSLContext dsl;
+    private final DataSource dataSource;
     private final RelayTransitions transitions;
     private final AmqpPublisher publisher;
     private final Wakeups wakeups;
@@ -46,9 +54,10 @@ public final class RelayEngine implements AutoCloseable {
 
     public RelayEngine(RelaySettings settings) {
         this.settings = settings;
-        this.dsl = DSL.using(settings.dataSource(), SQLDialect.POSTGRES);
+        this.dataSource = settings.dataSource();
         this.transitions = new RelayTransitions(settings.tables(), settings.routes(), settings.clock());
-        this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout());
+        this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout(),
+                settings.clock());
         this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel());
         for (Route route : settings.routes().all()) {
             if (route.kind() == RouteKind.JOB) {
@@ -60,7 +69,9 @@ public final class RelayEngine implements AutoCloseable {
     /**
      * One pass.
      *
-     * @throws RelayException when the database fails (the pass stops; what it committed stays)
+     * @throws DatabaseUnavailableException when the database cannot be reached or is restarting (the
+     *     pass stops; what it committed stays)
+     * @throws RelayException when the database fails otherwise (a missing table, a refused login ...)
      * @throws BrokerUnavailableException when the broker cannot be reached (nothing was claimed)
      */
     public PassResult pass() {
@@ -97,7 +108,15 @@ public final class RelayEngine implements AutoCloseable {
                 List<Dispatch> claimed = inTransaction(tx -> transitions.claim(tx, settings.dispatchBatchSize()));
                 tally.dispatched += claimed.size();
                 moreToDispatch = claimed.size() == settings.dispatchBatchSize();
-                List<Published> next = claimed.isEmpty() ? List.of() : publisher.publish(claimed);
+                List<Published> next;
+                try {
+                    next = claimed.isEmpty() ? List.of() : publisher.publish(claimed);
+                } catch (BrokerUnavailableException e) {
+                    // lost between the claim and the publish: the claimed batch never left, the one in flight is lost
+                    settle(inFlight, tally);
+                    settle(claimed.stream().map(d -> Published.failed(d, Published.NOT_SENT)).toList(), tally);
+                    throw e;
+                }
                 settle(inFlight, tally);
                 inFlight = next;
             }
@@ -113,7 +132,7 @@ public final class RelayEngine implements AutoCloseable {
                 }
             }
         } catch (DataAccessException e) {
-            throw new RelayException("database error (" + rootCause(e) + ")", e);
+            throw DatabaseErrors.classify(e);
         }
         PassResult result = new PassResult(tally.routed, tally.created, tally.unrouted, tally.dispatched, tally.confirmed, tally.failed,
                 tally.completed, tally.timedOut);
@@ -125,37 +144,46 @@ public final class RelayEngine implements AutoCloseable {
 
     /**
      * Runs passes until {@code stopped} turns true; after a pass that found nothing to do it waits for
-     * a notification or the sleep. A broker that cannot be reached is logged and tried again after the
-     * sleep.
+     * a notification or the sleep. An outage of the database or the broker is logged once and the pass
+     * is tried again after a backoff (100 ms doubling up to the sleep, at most 30 s), until it goes
+     * through; the recovery is logged with the outage's length.
      *
-     * @throws RelayException when the database fails
+     * @throws RelayException when the database fails for good (a missing table, a refused login ...)
      */
     public void loop(BooleanSupplier stopped) {
         log.info("relay loop started (sleep {} s, {})", settings.sleep().toSeconds(),
                 settings.pollOnly() ? "polling only" : "LISTEN on " + settings.notifyChannel());
+        Duration cap = settings.sleep().compareTo(MAX_BACKOFF) < 0 ? settings.sleep() : MAX_BACKOFF;
+        Outage database = new Outage(log, "database", cap);
+        Outage broker = new Outage(log, "broker", cap);
         try {
             while (!stopped.getAsBoolean()) {
                 try {
-                    if (!pass().idle()) {
+                    PassResult result = pass();
+                    answered(database);
+                    broker.over();
+                    if (!result.idle()) {
                         continue;
                     }
                     wakeups.await(settings.sleep(), stopped);
+                } catch (DatabaseUnavailableException e) {
+                    Wakeups.pause(database.failed(e.getMessage()), stopped);
                 } catch (BrokerUnavailableException e) {
-                    // not a notification: the broker gets the whole sleep to come back
-                    log.error("{}; trying again in {} s", e.getMessage(), settings.sleep().toSeconds());
-                    try {
-                        Wakeups.pause(settings.sleep(), stopped);
-                    } catch (InterruptedException interrupted) {
-                        Thread.currentThread().interrupt();
-                        break;
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
+                    answered(database); // the pass routed before it needed the broker
+                    Wakeups.pause(broker.failed(e.getMessage()), stopped);
                 }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             log.info("relay loop stopped");
+        }
+    }
+
+    private void answered(Outage database) {
+        if (database.on()) {
+            database.over();
+            wakeups.relistenNow(); // the LISTEN connection died with the others
         }
     }
 
@@ -166,6 +194,7 @@ public final class RelayEngine implements AutoCloseable {
         long deadline = System.nanoTime() + publisher.confirmTimeoutMillis() * 1_000_000;
         List<Dispatch> toComplete = new ArrayList<>();
         List<Dispatch> refused = new ArrayList<>();
+        List<Dispatch> unsent = new ArrayList<>();
         Map<UUID, String> causes = new HashMap<>();
         for (Published p : inFlight) {
             String failure;
@@ -185,6 +214,8 @@ public final class RelayEngine implements AutoCloseable {
                 if (d.kind() == RouteKind.PUBLISH) {
                     toComplete.add(d);
                 }
+            } else if (Published.NOT_SENT.equals(failure)) {
+                unsent.add(d);
             } else {
                 refused.add(d);
                 causes.put(d.deliveryId(), failure);
@@ -203,7 +234,7 @@ public final class RelayEngine implements AutoCloseable {
                 }
             }
         }
-        if (toComplete.isEmpty() && refused.isEmpty()) {
+        if (toComplete.isEmpty() && refused.isEmpty() && unsent.isEmpty()) {
             return;
         }
         List<RetryOutcome> outcomes = inTransaction(tx -> {
@@ -211,10 +242,24 @@ public final class RelayEngine implements AutoCloseable {
                 tally.completed += transitions.completePublished(tx, ids(toComplete, Dispatch::deliveryId), ids(toComplete, Dispatch::dispatchId))
                         .size();
             }
-            return refused.isEmpty() ? List.<RetryOutcome>of()
-                    : transitions.publishRefused(tx, ids(refused, Dispatch::deliveryId), ids(refused, Dispatch::dispatchId));
+            if (!unsent.isEmpty()) {
+                int released = transitions.releaseUnsent(tx, ids(unsent, Dispatch::deliveryId), ids(unsent, Dispatch::dispatchId)).size();
+                log.info("{} claimed delivery(ies) never reached the broker (connection lost): back to pending, the attempt not counted",
+                        released);
+            }
+            List<RetryOutcome> changed = new ArrayList<>();
+            // a queue that could not be declared says so in failure_reason; any other refusal is publish_failed
+            Map<Boolean, List<Dispatch>> byQueue = refused.stream()
+                    .collect(Collectors.partitioningBy(d -> Published.QUEUE_DECLARE_FAILED.equals(causes.get(d.deliveryId()))));
+            for (Map.Entry<Boolean, List<Dispatch>> group : byQueue.entrySet()) {
+                if (!group.getValue().isEmpty()) {
+                    changed.addAll(transitions.publishRefused(tx, ids(group.getValue(), Dispatch::deliveryId),
+                            ids(group.getValue(), Dispatch::dispatchId), group.getKey() ? Published.QUEUE_DECLARE_FAILED : "publish_failed"));
+                }
+            }
+            return changed;
         });
-        tally.failed += refused.size();
+        tally.failed += refused.size() + unsent.size();
         for (RetryOutcome o : outcomes) {
             DeliveryLog.retryOutcome(log, o, causes.getOrDefault(o.deliveryId(), "publish_failed"));
         }
@@ -225,15 +270,23 @@ public final class RelayEngine implements AutoCloseable {
     }
 
     private <T> T inTransaction(Function<DSLContext, T> work) {
-        return dsl.transactionResult(configuration -> work.apply(configuration.dsl()));
-    }
-
-    private static String rootCause(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
+        // the connection is taken here, once: with a data source jOOQ would ask the pool again to roll back
+        // a transaction that never began, and wait for the pool's timeout twice while the database is down
+        Connection connection;
+        try {
+            connection = dataSource.getConnection();
+        } catch (SQLException e) {
+            throw new DataAccessException("cannot get a connection", e);
         }
-        return t.getClass().getSimpleName();
+        try {
+            return DSL.using(connection, SQLDialect.POSTGRES).transactionResult(configuration -> work.apply(configuration.dsl()));
+        } finally {
+            try {
+                connection.close(); // after a commit, a failing close must not turn it into an error
+            } catch (SQLException e) {
+                log.debug("returning a connection to the pool failed ({})", e.getClass().getSimpleName());
+            }
+        }
     }
 
     @Override

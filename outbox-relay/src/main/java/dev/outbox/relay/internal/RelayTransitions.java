@@ -227,10 +227,40 @@ public final class RelayTransitions {
                 .fetch(OUTBOX_DELIVERIES.ID);
     }
 
+    /**
+     * T3u, release unsent: these dispatches never reached the broker (the connection was lost
+     * between the claim and the publish): dispatched → pending as they were before T2, available at
+     * once with their {@code available_at} kept, {@code attempts - 1} (an attempt that never left the
+     * relay does not count), {@code dispatched_at} and {@code delivery_timeout_at} cleared. Guarded by
+     * status dispatched and the dispatch id; returns the ids of the deliveries it released.
+     */
+    List<UUID> releaseUnsent(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds) {
+        return OutboxDsl.planned(tx, tables)
+                .update(OUTBOX_DELIVERIES)
+                .set(OUTBOX_DELIVERIES.STATUS, PENDING)
+                .set(OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.ATTEMPTS.minus(1))
+                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, DSL.inline((OffsetDateTime) null))
+                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
+                .set(OUTBOX_DELIVERIES.UPDATED_AT, shared.now())
+                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds)))
+                .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
+                .and(OUTBOX_DELIVERIES.STATUS.eq(DISPATCHED))
+                .returningResult(OUTBOX_DELIVERIES.ID)
+                .fetch(OUTBOX_DELIVERIES.ID);
+    }
+
     /** T3: the broker refused (or never confirmed) these dispatches; retry-or-fail with {@code publish_failed}. */
     List<RetryOutcome> publishRefused(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds) {
+        return publishRefused(tx, deliveryIds, dispatchIds, "publish_failed");
+    }
+
+    /**
+     * T3 with the reason a delivery fails with when no retry is left: {@code publish_failed}, or
+     * {@code queue_declare_failed} when the broker refused to declare the delivery's queue.
+     */
+    List<RetryOutcome> publishRefused(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds, String exhaustedReason) {
         return shared.retryOrFail(tx, OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds)).and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds))),
-                "publish_failed");
+                exhaustedReason);
     }
 
     /**

@@ -16,19 +16,25 @@ import org.slf4j.LoggerFactory;
 /**
  * Waits between passes of a looping relay: until a {@code NOTIFY} on the recording channel arrives
  * (a commit of new events), the sleep is over, or the relay stops. Holds one dedicated connection that
- * {@code LISTEN}s; when it breaks, waiting falls back to plain sleeping and the connection is tried
- * again a while later. With {@code pollOnly} (for connection poolers in transaction mode) it only sleeps.
+ * {@code LISTEN}s; when it breaks (a database restart), waiting falls back to plain sleeping and the
+ * connection is tried again after a backoff (1 s doubling to 30 s, or at once when the relay saw the
+ * database answer again); the wait that listens again ends as if notified, since commits made while
+ * nobody listened sent their notifications to no one. With {@code pollOnly} (for connection poolers in
+ * transaction mode) it only sleeps.
  */
 final class Wakeups implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Wakeups.class);
     private static final long SLICE_MILLIS = 200;
-    private static final Duration RELISTEN_AFTER = Duration.ofSeconds(30);
+    private static final Duration RELISTEN_FIRST = Duration.ofSeconds(1);
+    private static final Duration RELISTEN_MAX = Duration.ofSeconds(30);
 
     private final @Nullable ListenConnection source;
     private final String channel;
     private @Nullable Connection connection;
     private long retryAtNanos = System.nanoTime();
+    private Duration relistenAfter = RELISTEN_FIRST;
+    private boolean lost;
 
     Wakeups(@Nullable ListenConnection source, String channel) {
         this.source = source;
@@ -40,10 +46,19 @@ final class Wakeups implements AutoCloseable {
         return connection != null;
     }
 
-    /** Opens the LISTEN connection when there is none (and the last failure is long enough ago). */
-    void listen() {
+    /** Tries the LISTEN connection again at the next wait, without waiting for the backoff (the database answers again). */
+    void relistenNow() {
+        retryAtNanos = System.nanoTime();
+        relistenAfter = RELISTEN_FIRST;
+    }
+
+    /**
+     * Opens the LISTEN connection when there is none (and the last failure is long enough ago); true
+     * when it listens again after having lost the connection or failed to open it.
+     */
+    boolean listen() {
         if (source == null || connection != null || System.nanoTime() - retryAtNanos < 0) {
-            return;
+            return false;
         }
         Connection c = null;
         try {
@@ -54,12 +69,25 @@ final class Wakeups implements AutoCloseable {
             c.unwrap(PGConnection.class);
             connection = c;
             log.info("listening on channel {} for new events", channel);
+            relistenAfter = RELISTEN_FIRST;
+            boolean again = lost;
+            lost = false;
+            return again;
         } catch (SQLException | RuntimeException e) {
-            log.warn("cannot LISTEN on channel {} ({}); polling, trying again in {} s", channel, e.getClass().getSimpleName(),
-                    RELISTEN_AFTER.toSeconds());
+            if (!lost) { // once per outage, not once per try
+                log.warn("cannot LISTEN on channel {} ({}); polling, trying again in {} s", channel, e.getClass().getSimpleName(),
+                        relistenAfter.toSeconds());
+            }
             closeQuietly(c);
-            retryAtNanos = System.nanoTime() + RELISTEN_AFTER.toNanos();
+            backOff();
+            return false;
         }
+    }
+
+    private void backOff() {
+        lost = true;
+        retryAtNanos = System.nanoTime() + relistenAfter.toNanos();
+        relistenAfter = relistenAfter.multipliedBy(2).compareTo(RELISTEN_MAX) > 0 ? RELISTEN_MAX : relistenAfter.multipliedBy(2);
     }
 
     /**
@@ -67,7 +95,9 @@ final class Wakeups implements AutoCloseable {
      * turns true (false).
      */
     boolean await(Duration max, BooleanSupplier stopped) throws InterruptedException {
-        listen();
+        if (listen()) {
+            return true; // listening again: what was committed meanwhile notified no one
+        }
         long deadline = System.nanoTime() + max.toNanos();
         while (!stopped.getAsBoolean()) {
             long left = (deadline - System.nanoTime()) / 1_000_000;
@@ -77,6 +107,9 @@ final class Wakeups implements AutoCloseable {
             long slice = Math.min(left, SLICE_MILLIS);
             Connection c = connection;
             if (c == null) {
+                if (listen()) {
+                    return true;
+                }
                 Thread.sleep(slice);
                 continue;
             }
@@ -87,10 +120,10 @@ final class Wakeups implements AutoCloseable {
                 }
             } catch (SQLException e) {
                 log.warn("lost the LISTEN connection ({}); polling, trying again in {} s", e.getClass().getSimpleName(),
-                        RELISTEN_AFTER.toSeconds());
+                        relistenAfter.toSeconds());
                 closeQuietly(c);
                 connection = null;
-                retryAtNanos = System.nanoTime() + RELISTEN_AFTER.toNanos();
+                backOff();
             }
         }
         return false;

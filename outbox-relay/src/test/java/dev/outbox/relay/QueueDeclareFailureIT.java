@@ -1,0 +1,113 @@
+package dev.outbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.api.Route;
+import dev.outbox.api.Routes;
+import dev.outbox.relay.Events.OrderCancelled;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.testing.PostgresSchemaExtension;
+import dev.outbox.testing.RabbitExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * One route's queue cannot be declared (it exists with other arguments: PRECONDITION_FAILED): only
+ * its own deliveries fail, with a reason of their own; the others go out; the declaration is tried
+ * again later, not on every batch.
+ */
+class QueueDeclareFailureIT {
+
+    @RegisterExtension
+    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+    @RegisterExtension
+    static final RabbitExtension rabbit = new RabbitExtension();
+
+    static Broker broker;
+    static String healthy;
+
+    final MutableClock clock = MutableClock.startingNow();
+    String broken;
+    Tables tables;
+    Relay relay;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        broker = new Broker(rabbit);
+        healthy = rabbit.queue("healthy");
+    }
+
+    @AfterAll
+    static void closeBroker() throws Exception {
+        broker.close();
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        db.truncate();
+        tables = new Tables(db);
+        broken = rabbit.queue("broken-" + UUID.randomUUID().toString().substring(0, 8));
+        broker.channel().queueDeclare(broken, true, false, false, Map.of("x-max-length", 5)); // the relay declares it without
+        relay = Relay.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
+                .clock(clock)
+                .routes(Routes.builder()
+                        .route("order.cancelled", Route.job("refund", broken, List.of(), 120), Route.job("audit", healthy, List.of(), 120))
+                        .build())
+                .build();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        relay.close();
+        broker.purge(healthy);
+    }
+
+    @Test
+    void aQueueThatCannotBeDeclaredFailsOnlyItsOwnDeliveriesWithAReasonOfTheirOwn() {
+        UUID event = tables.record(new OrderCancelled(1)).get(0);
+
+        PassResult result = relay.runOnce();
+
+        assertThat(result.dispatched()).isEqualTo(2);
+        assertThat(result.confirmed()).isEqualTo(1);
+        List<OutboxDeliveriesRecord> deliveries = tables.deliveriesOf(event);
+        OutboxDeliveriesRecord audit = deliveries.get(0);
+        OutboxDeliveriesRecord refund = deliveries.get(1);
+        assertThat(audit.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+        assertThat(refund.getStatus()).isEqualTo(OutboxDeliveryStatus.failed);
+        assertThat(refund.getFailureReason()).isEqualTo("queue_declare_failed");
+        assertThat(broker.take(healthy, 1)).hasSize(1);
+    }
+
+    @Test
+    void theBrokenQueueIsDeclaredAgainLaterNotOnEveryBatch() throws Exception {
+        tables.record(new OrderCancelled(1));
+        relay.runOnce();
+        broker.channel().queueDelete(broken); // repaired by the operator
+        UUID soon = tables.record(new OrderCancelled(2)).get(0);
+
+        relay.runOnce(); // within the retry window: not asked again
+
+        assertThat(tables.deliveriesOf(soon).get(1).getFailureReason()).isEqualTo("queue_declare_failed");
+
+        clock.advance(Duration.ofSeconds(31));
+        UUID later = tables.record(new OrderCancelled(3)).get(0);
+        PassResult result = relay.runOnce();
+
+        assertThat(result.confirmed()).isEqualTo(2);
+        assertThat(tables.deliveriesOf(later).get(1).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+        assertThat(broker.messageCount(broken)).isEqualTo(1);
+    }
+}

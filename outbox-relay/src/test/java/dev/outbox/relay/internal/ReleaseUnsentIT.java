@@ -1,0 +1,88 @@
+package dev.outbox.relay.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.api.Route;
+import dev.outbox.api.Routes;
+import dev.outbox.relay.Events.OrderCancelled;
+import dev.outbox.relay.MutableClock;
+import dev.outbox.relay.Tables;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.testing.PostgresSchemaExtension;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** T3u release unsent: only a dispatched delivery of the same dispatch goes back to pending, its attempt not counted. */
+class ReleaseUnsentIT {
+
+    @RegisterExtension
+    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+
+    final MutableClock clock = MutableClock.startingNow();
+    final RelayTransitions transitions = new RelayTransitions(db.tables(),
+            Routes.builder().route("order.cancelled", Route.job("refund", "refunds", List.of(), 120)).build(), clock);
+    Tables tables;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        db.truncate();
+        tables = new Tables(db);
+    }
+
+    private Dispatch claimOne() {
+        tables.record(new OrderCancelled(1));
+        tables.dsl().transaction(tx -> transitions.route(tx.dsl(), 10, null));
+        List<Dispatch> claimed = tables.dsl().transactionResult(tx -> transitions.claim(tx.dsl(), 10));
+        assertThat(claimed).hasSize(1);
+        return claimed.get(0);
+    }
+
+    private List<UUID> release(UUID deliveryId, UUID dispatchId) {
+        return tables.dsl().transactionResult(tx -> transitions.releaseUnsent(tx.dsl(), new UUID[] {deliveryId}, new UUID[] {dispatchId}));
+    }
+
+    @Test
+    void releasesADispatchedDeliveryOfTheSameDispatchToPendingWithoutCountingTheAttempt() {
+        Dispatch d = claimOne();
+        OutboxDeliveriesRecord before = tables.delivery(d.eventId());
+
+        assertThat(release(d.deliveryId(), d.dispatchId())).containsExactly(d.deliveryId());
+
+        OutboxDeliveriesRecord after = tables.delivery(d.eventId());
+        assertThat(after.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
+        assertThat(after.getAttempts()).isZero();
+        assertThat(after.getAvailableAt()).isEqualTo(before.getAvailableAt());
+        assertThat(after.getDispatchedAt()).isNull();
+        assertThat(after.getDeliveryTimeoutAt()).isNull();
+        assertThat(after.getFailureReason()).isNull();
+    }
+
+    @Test
+    void changesNothingForAnotherDispatch() {
+        Dispatch d = claimOne();
+
+        assertThat(release(d.deliveryId(), UUID.randomUUID())).isEmpty();
+
+        assertThat(tables.delivery(d.eventId()).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+    }
+
+    @Test
+    void changesNothingOnceTheDeliveryLeftDispatched() {
+        Dispatch d = claimOne();
+        assertThat(release(d.deliveryId(), d.dispatchId())).hasSize(1);
+
+        assertThat(release(d.deliveryId(), d.dispatchId())).isEmpty(); // pending now
+
+        Dispatch again = tables.dsl().transactionResult(tx -> transitions.claim(tx.dsl(), 10)).get(0);
+        tables.dsl().transaction(tx -> transitions.publishRefused(tx.dsl(), new UUID[] {again.deliveryId()},
+                new UUID[] {again.dispatchId()}));
+        assertThat(tables.delivery(d.eventId()).getStatus()).isEqualTo(OutboxDeliveryStatus.failed);
+
+        assertThat(release(again.deliveryId(), again.dispatchId())).isEmpty();
+        assertThat(tables.delivery(d.eventId()).getStatus()).isEqualTo(OutboxDeliveryStatus.failed);
+    }
+}
