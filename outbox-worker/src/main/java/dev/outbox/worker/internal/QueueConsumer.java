@@ -27,16 +27,20 @@ import org.slf4j.LoggerFactory;
  * One physical queue: a channel of its own with QoS {@code prefetch}, one consumer with manual
  * acknowledgements, a lookup thread and {@code concurrency} handler threads. The consumer thread only
  * queues what arrives; the lookup thread reads the messages and looks their deliveries up in groups
- * (one query for all that arrived meanwhile), at most {@code max(32, 4 × concurrency)} ahead of the handlers so
- * that what it read is fresh when a handler starts; handler threads run the jobs and write the outcomes.
+ * (one query for all that arrived meanwhile, up to {@value #MAX_GROUP}), at most {@code max(256, 4 × concurrency)}
+ * ahead of the handlers; handler threads run the jobs and write the outcomes. A handler starts on what was read
+ * at most {@link #FRESH_FOR_NANOS} ago: a message that waited longer for a handler thread has its delivery read
+ * again first, so that a dispatch superseded meanwhile (timed out and sent again) never runs its job.
  * Acknowledgements are serialized on the channel.
  */
 final class QueueConsumer {
 
     private static final Logger log = LoggerFactory.getLogger(QueueConsumer.class);
 
-    static final int MAX_GROUP = 100;
-    static final int MAX_AHEAD_MIN = 32;
+    static final int MAX_GROUP = 256;
+    static final int MAX_AHEAD_MIN = 256;
+    /** How old a lookup may be when its handler starts (250 ms); older ones are read again. */
+    static final long FRESH_FOR_NANOS = 250_000_000L;
 
     private final String queue;
     private final QueueSettings settings;
@@ -177,6 +181,7 @@ final class QueueConsumer {
     }
 
     private void handOver(List<MessageProcessor.Running> group) {
+        long readAt = System.nanoTime();
         Map<UUID, DeliveryRow> rows = processor.lookup(group);
         if (rows == null) {
             ahead.release(group.size()); // all rejected
@@ -189,7 +194,11 @@ final class QueueConsumer {
                         if (stopping) {
                             processor.abandon(run);
                         } else {
-                            processor.run(queue, run, rows.get(run.dispatch.deliveryId()));
+                            Map<UUID, DeliveryRow> current = System.nanoTime() - readAt <= FRESH_FOR_NANOS ? rows
+                                    : processor.lookup(List.of(run)); // null: rejected, the database failed
+                            if (current != null) {
+                                processor.run(queue, run, current.get(run.dispatch.deliveryId()));
+                            }
                         }
                     } finally {
                         ahead.release();
