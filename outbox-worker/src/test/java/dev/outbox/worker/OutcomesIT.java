@@ -276,7 +276,7 @@ class OutcomesIT {
         Sent waiting = send(21, List.of(60));
         Thread.sleep(500); // its delivery is read (dispatched, this dispatch) while it waits for the handler thread
         Sent again = fixture.dispatchAgain(waiting); // meanwhile it times out and is dispatched again
-        Thread.sleep(500); // longer than a lookup is taken as fresh
+        Thread.sleep(1_500); // longer than a lookup is taken as fresh
 
         release.countDown();
 
