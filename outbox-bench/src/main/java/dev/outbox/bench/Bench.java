@@ -36,7 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jooq.DSLContext;
-import org.jooq.Record3;
+import org.jooq.Record2;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
@@ -53,19 +53,26 @@ public final class Bench {
 
     static final String RELAY_MAIN = "dev.outbox.relay.cli.RelayCommand";
     static final String WORKER_MAIN = "dev.outbox.bench.BenchWorker";
+    /** The relay's poll sleep ({@code --sleep}), the bound of S4 poll-only's latency target. */
+    static final int RELAY_SLEEP_SECONDS = 1;
 
     private final Scale scale;
     private final Path workDir;
     private final TestPostgres pg = TestPostgres.get();
     private final TestRabbit rabbit = TestRabbit.get();
     private final Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
+    /** Where relay and worker write a flight recording each (--jfr), or null. */
+    private @org.jspecify.annotations.Nullable Path jfrDir;
 
     /** The numbers of one benchmark size. */
     record Scale(int backlog, int liveSeconds, int fixedRate, int fixedSeconds, int recordSeconds, int ceilingSeconds,
-            int ceilingMessages) {
-        static final Scale FULL = new Scale(100_000, 30, 1_000, 60, 10, 10, 100_000);
-        static final Scale SMOKE = new Scale(500, 2, 100, 2, 1, 1, 1_000);
+            int ceilingMessages, int producerSeconds) {
+        static final Scale FULL = new Scale(100_000, 30, 1_000, 60, 10, 10, 100_000, 15);
+        static final Scale SMOKE = new Scale(500, 2, 100, 2, 1, 1, 1_000, 1);
     }
+
+    /** The default scenarios: each reference beside the scenarios measured against it, so that drift hits both. */
+    static final List<String> DEFAULT_SCENARIOS = List.of("CEIL", "REF-S1", "S1", "REF-S2", "S2", "S3", "S4", "S5", "REF-R1", "R1");
 
     Bench(Scale scale, Path workDir) {
         this.scale = scale;
@@ -76,26 +83,39 @@ public final class Bench {
         System.setProperty("org.jooq.no-logo", "true");
         System.setProperty("org.jooq.no-tips", "true");
         int runs = 3;
-        List<String> scenarios = List.of("CEIL", "S1", "S2", "S3", "S4", "S5");
+        List<String> scenarios = DEFAULT_SCENARIOS;
         Scale scale = Scale.FULL;
+        Path jfrDir = null;
+        boolean pgStat = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--jfr" -> jfrDir = Path.of(args[++i]).toAbsolutePath();
+                case "--pg-stat" -> pgStat = true;
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--scenarios" -> scenarios = List.of(args[++i].toUpperCase(Locale.ROOT).split(","));
                 case "--smoke" -> scale = Scale.SMOKE;
                 default -> {
-                    System.err.println("usage: bench [--runs N] [--scenarios CEIL,S1,S2,S3,S4,S5] [--smoke]");
+                    System.err.println("usage: bench [--runs N] [--scenarios " + String.join(",", DEFAULT_SCENARIOS) + "] [--smoke]"
+                            + " [--jfr DIR] [--pg-stat]");
                     System.exit(2);
                 }
             }
         }
         Bench bench = new Bench(scale, Files.createTempDirectory("outbox-bench"));
+        if (jfrDir != null) {
+            Files.createDirectories(jfrDir);
+            bench.jfrDir = jfrDir;
+        }
         System.out.printf("machine: %d cores, %s; PostgreSQL %s (%s); RabbitMQ %s%n", Runtime.getRuntime().availableProcessors(),
                 memory(), bench.pg.jdbcUrl(), bench.pg.source(), bench.rabbit.source());
         for (int run = 1; run <= runs; run++) {
             for (String s : scenarios) {
                 System.out.printf("run %d/%d %s ...%n", run, runs, s);
+                boolean statements = pgStat && PgStatements.reset(bench.pg);
                 bench.run(s);
+                if (statements) {
+                    PgStatements.print(bench.pg, "run " + run + " " + s, 15);
+                }
             }
         }
         bench.print();
@@ -114,6 +134,9 @@ public final class Bench {
             case "S4" -> fixedRate();
             case "S5" -> recordingAlone();
             case "R1" -> recordingOneByOne();
+            case "REF-S1" -> referenceBacklogDrain();
+            case "REF-S2" -> referenceLiveProducers();
+            case "REF-R1" -> referenceRecording();
             default -> throw new IllegalArgumentException("unknown scenario " + scenario);
         }
     }
@@ -135,13 +158,8 @@ public final class Bench {
             try (Processes p = Processes.start(this, schema, topology, false)) {
                 awaitCompleted(schema, scale.backlog, Duration.ofMinutes(10));
                 p.sample();
-                Record3<Long, Double, Integer> r = schema.dsl().select(DSL.count().cast(Long.class),
-                                DSL.field(DSL.extract(DSL.max(OUTBOX_DELIVERIES.COMPLETED_AT), org.jooq.DatePart.EPOCH)
-                                        .minus(DSL.extract(DSL.min(OUTBOX_DELIVERIES.CREATED_AT), org.jooq.DatePart.EPOCH))).cast(Double.class),
-                                DSL.max(OUTBOX_DELIVERIES.ATTEMPTS))
-                        .from(OUTBOX_DELIVERIES).fetchOne();
-                put("S1", "events/s (backlog " + scale.backlog + ")", r.value1() / r.value2());
-                p.report("S1");
+                put("S1", "events/s (backlog " + scale.backlog + ")", schema.drainRate());
+                p.report("S1", scale.backlog);
             }
             verifyExactlyOnce(schema, scale.backlog);
         }
@@ -169,7 +187,7 @@ public final class Bench {
                 latencyColumns(name, "commit→completed", latencies);
             }
             p.sample();
-            p.report(name);
+            p.report(name, recorded);
             verifyExactlyOnce(schema, recorded);
         }
     }
@@ -194,7 +212,7 @@ public final class Bench {
                 long completed = schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
                 put(name, "% completed within 60 s after the producers stopped", 100.0 * completed / recorded);
                 latencyColumns(name, "commit→handler start", latencies);
-                p.report(name);
+                p.report(name, recorded);
                 if (drained) {
                     verifyExactlyOnce(schema, recorded);
                 } else {
@@ -244,12 +262,66 @@ public final class Bench {
     /** R1 (diagnostic): the S2 producers alone, no relay or worker running. */
     private void recordingOneByOne() throws Exception {
         try (Schema schema = Schema.create(pg)) {
-            long recorded = produce(schema, 4, scale.liveSeconds, 0);
-            put("R1", "events/s, 4 threads, one event per transaction, nothing else running", recorded / (double) scale.liveSeconds);
+            long recorded = produce(schema, 4, scale.producerSeconds, 0);
+            put("R1", R1_METRIC, recorded / (double) scale.producerSeconds);
         }
     }
 
+    // ---------------------------------------------------------------- the reference pipeline (Reference)
+
+    static final String R1_METRIC = "events/s, 4 threads, one event per transaction, nothing else running";
+
+    /** REF-S1: the hand-written pipeline drains the same backlog as S1. */
+    private void referenceBacklogDrain() throws Exception {
+        try (Schema schema = Schema.create(pg)) {
+            recordBacklog(schema, scale.backlog);
+            long cpuBefore = processCpuNanos();
+            try (Reference ref = Reference.start(pg, rabbit.connectionFactory(), schema.name, "bench-ref-" + schema.name)) {
+                ref.awaitCompleted(scale.backlog, Duration.ofMinutes(10));
+            }
+            double cpu = (processCpuNanos() - cpuBefore) / 1e9;
+            put("REF-S1", "events/s (backlog " + scale.backlog + ")", schema.drainRate());
+            put("REF-S1", "pipeline CPU s per 100,000 events (one JVM)", cpu * 100_000 / scale.backlog);
+            verifyExactlyOnce(schema, scale.backlog);
+        }
+    }
+
+    /** REF-S2: the hand-written pipeline with 4 plain-JDBC producers, one event per transaction. */
+    private void referenceLiveProducers() throws Exception {
+        try (Schema schema = Schema.create(pg);
+                Reference ref = Reference.start(pg, rabbit.connectionFactory(), schema.name, "bench-ref-" + schema.name)) {
+            long recorded = Reference.produce(pg, schema.name, 4, scale.liveSeconds, ref);
+            ref.awaitCompleted(recorded, Duration.ofMinutes(5));
+            put("REF-S2", "events/s", recorded / (double) scale.liveSeconds);
+            latencyColumns("REF-S2", "commit→completed", Stats.sorted(schema.completionLatenciesMicros()));
+            verifyExactlyOnce(schema, recorded);
+        }
+    }
+
+    /** REF-R1: the R1 producers' rows inserted with plain JDBC, no NOTIFY, nothing else running. */
+    private void referenceRecording() throws Exception {
+        try (Schema schema = Schema.create(pg)) {
+            long recorded = Reference.produce(pg, schema.name, 4, scale.producerSeconds, null);
+            long stored = schema.dsl().fetchCount(OUTBOX_EVENTS);
+            if (stored != recorded) {
+                throw new IllegalStateException("REF-R1 lost events: recorded " + recorded + ", stored " + stored);
+            }
+            put("REF-R1", R1_METRIC, recorded / (double) scale.producerSeconds);
+        }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
     // ---------------------------------------------------------------- helpers
+
+    /** The JVM options of a child process: a flight recording to {@code <jfrDir>/<name>.jfr} when asked for. */
+    List<String> jfr(String name) {
+        return jfrDir == null ? List.of()
+                : List.of("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + jfrDir.resolve(name + ".jfr"));
+    }
 
     private void recordBacklog(Schema schema, int count) {
         Outbox outbox = Outbox.builder().tables(schema.tables).noNotify().build();
@@ -313,10 +385,19 @@ public final class Bench {
         }
     }
 
+    /**
+     * Polls every 100 ms whether anything is still in flight (unrouted events, pending or dispatched
+     * deliveries: three probes of partial indexes, the statuses inlined so that a generic plan cannot miss them), and counts the completed deliveries only once
+     * nothing is: counting 100,000 rows ten times a second cost the database a third of a core in S1.
+     */
     private static boolean tryAwaitCompleted(Schema schema, long expected, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
+        DSLContext dsl = schema.dsl();
         while (System.nanoTime() < deadline) {
-            if (schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed)) >= expected) {
+            boolean inFlight = dsl.fetchExists(OUTBOX_EVENTS, OUTBOX_EVENTS.ROUTED_AT.isNull())
+                    || dsl.fetchExists(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.pending)))
+                    || dsl.fetchExists(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.dispatched)));
+            if (!inFlight && dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed)) >= expected) {
                 return true;
             }
             Thread.sleep(100);
@@ -367,6 +448,67 @@ public final class Bench {
         System.out.println("|---|---|---|---|");
         results.forEach((scenario, metrics) -> metrics.forEach((metric, values) -> System.out.printf("| %s | %s | %s | %d |%n",
                 scenario, metric, Stats.summary(values, values.stream().allMatch(v -> v >= 100) ? 0 : 1), values.size())));
+        printTargets();
+    }
+
+    /** The targets of issue 11, from the medians of this run: each scenario's ratio to its reference, met or missed. */
+    void printTargets() {
+        String backlog = "events/s (backlog " + scale.backlog + ")";
+        System.out.println();
+        System.out.println("| target | measured (medians) | met? |");
+        System.out.println("|---|---|---|");
+        ratioTarget("S1 ≥ 0.8 × REF-S1", "S1", "REF-S1", backlog, 0.8);
+        ratioTarget("S2 ≥ 0.75 × REF-S2", "S2", "REF-S2", "events/s", 0.75);
+        atMost("S2 commit→completed p99 ≤ 500 ms", "S2", "commit→completed p99 ms", 500);
+        ratioTarget("S3 ≥ 1.0 × REF-S2", "S3", "REF-S2", "events/s", 1.0);
+        atMost("S3 commit→consumed p99 ≤ 500 ms", "S3", "commit→consumed p99 ms", 500);
+        for (String s4 : List.of("S4 LISTEN/NOTIFY", "S4 poll-only")) {
+            Double offered = median(s4, "events/s offered");
+            Double recorded = median(s4, "events/s recorded");
+            if (offered != null && recorded != null) {
+                target(s4 + " records what is offered", String.format("%.0f of %.0f events/s", recorded, offered), recorded >= 0.99 * offered);
+            }
+        }
+        atMost("S4 LISTEN/NOTIFY commit→handler start p99 ≤ 50 ms", "S4 LISTEN/NOTIFY", "commit→handler start p99 ms", 50);
+        atMost("S4 poll-only commit→handler start p99 ≤ the sleep + 100 ms", "S4 poll-only", "commit→handler start p99 ms",
+                RELAY_SLEEP_SECONDS * 1000 + 100);
+        ratioTarget("R1 ≥ 0.9 × REF-R1", "R1", "REF-R1", R1_METRIC, 0.9);
+        Double s5 = median("S5", "events/s");
+        if (s5 != null) {
+            target("S5 ≥ 30,000 events/s", String.format("%.0f events/s", s5), s5 >= 30_000);
+        }
+        for (String who : List.of("relay", "worker")) {
+            double peak = results.values().stream().flatMap(m -> m.entrySet().stream())
+                    .filter(e -> e.getKey().equals(who + " peak RSS MB")).flatMap(e -> e.getValue().stream())
+                    .mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+            if (!Double.isNaN(peak)) {
+                target(who + " peak RSS ≤ 256 MB (max of every run)", String.format("%.0f MB", peak), peak <= 256);
+            }
+        }
+    }
+
+    private void ratioTarget(String target, String scenario, String reference, String metric, double atLeast) {
+        Double value = median(scenario, metric);
+        Double ref = median(reference, metric);
+        if (value != null && ref != null) {
+            target(target, String.format("%.0f / %.0f events/s = %.2f", value, ref, value / ref), value / ref >= atLeast);
+        }
+    }
+
+    private void atMost(String target, String scenario, String metric, double limit) {
+        Double value = median(scenario, metric);
+        if (value != null) {
+            target(target, String.format("%.0f ms", value), value <= limit);
+        }
+    }
+
+    private static void target(String target, String measured, boolean met) {
+        System.out.printf("| %s | %s | %s |%n", target, measured, met ? "yes" : "**no**");
+    }
+
+    private @org.jspecify.annotations.Nullable Double median(String scenario, String metric) {
+        List<Double> values = results.getOrDefault(scenario, Map.of()).get(metric);
+        return values == null || values.isEmpty() ? null : Stats.median(values);
     }
 
     static String shortId() {
@@ -424,6 +566,15 @@ public final class Bench {
             } catch (java.sql.SQLException e) {
                 throw new IllegalStateException(e);
             }
+        }
+
+        /** Deliveries per second from the first delivery created to the last completed. */
+        double drainRate() {
+            Record2<Integer, Double> r = dsl().select(DSL.count(),
+                            DSL.field(DSL.extract(DSL.max(OUTBOX_DELIVERIES.COMPLETED_AT), org.jooq.DatePart.EPOCH)
+                                    .minus(DSL.extract(DSL.min(OUTBOX_DELIVERIES.CREATED_AT), org.jooq.DatePart.EPOCH))).cast(Double.class))
+                    .from(OUTBOX_DELIVERIES).fetchOne();
+            return r.value1() / r.value2();
         }
 
         long[] completionLatenciesMicros() {
@@ -526,12 +677,12 @@ public final class Bench {
             env.put("BENCH_QUEUE", topology.queue);
             env.put("BENCH_LATENCY_FILE", topology.latencyFile.toString());
             ChildProcess worker = topology.queue.isEmpty() ? null
-                    : ChildProcess.start("worker-" + schema.name, WORKER_MAIN, List.of(), env, bench.workDir);
+                    : ChildProcess.start("worker-" + schema.name, WORKER_MAIN, List.of(), env, bench.workDir, bench.jfr("worker-" + schema.name));
             if (worker != null) {
                 BenchWorker.awaitReady(worker.log(), Duration.ofSeconds(60));
             }
-            ChildProcess relay = ChildProcess.start("relay-" + schema.name, RELAY_MAIN, List.of("relay", "--loop", "--sleep=1"), env,
-                    bench.workDir);
+            ChildProcess relay = ChildProcess.start("relay-" + schema.name, RELAY_MAIN,
+                    List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS), env, bench.workDir, bench.jfr("relay-" + schema.name));
             BenchWorker.awaitLine(relay.log(), "relay loop started", Duration.ofSeconds(60));
             Thread.sleep(1_000); // the first pass connects to the broker and declares the queue
             return new Processes(bench, relay, worker);
@@ -550,12 +701,15 @@ public final class Bench {
             }
         }
 
-        void report(String scenario) {
+        /** Peak RSS and CPU of relay and worker, and their CPU per 100,000 of the scenario's {@code events}. */
+        void report(String scenario, long events) {
             bench.put(scenario, "relay peak RSS MB", relay.peakRssMb());
             bench.put(scenario, "relay CPU s", relay.cpuSeconds());
+            bench.put(scenario, "relay CPU s per 100,000 events", relay.cpuSeconds() * 100_000 / events);
             if (worker != null) {
                 bench.put(scenario, "worker peak RSS MB", worker.peakRssMb());
                 bench.put(scenario, "worker CPU s", worker.cpuSeconds());
+                bench.put(scenario, "worker CPU s per 100,000 events", worker.cpuSeconds() * 100_000 / events);
             }
         }
 
@@ -569,6 +723,12 @@ public final class Bench {
             }
             if (workerExit != 0 && workerExit != 143) {
                 throw new IllegalStateException("worker exited with " + workerExit + ", see " + worker.log());
+            }
+            if (bench.jfrDir != null) {
+                JfrTop.print("relay", bench.jfrDir.resolve(relay.name() + ".jfr"), 25);
+                if (worker != null) {
+                    JfrTop.print("worker", bench.jfrDir.resolve(worker.name() + ".jfr"), 25);
+                }
             }
         }
     }

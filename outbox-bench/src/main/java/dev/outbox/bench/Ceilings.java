@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -78,33 +77,17 @@ final class Ceilings {
         byte[] body = "x".repeat(300).getBytes(StandardCharsets.US_ASCII);
         try (Connection connection = factory.newConnection("outbox-bench-ceiling"); Channel channel = connection.createChannel()) {
             channel.queueDeclare(queue, true, false, false, null);
-            channel.confirmSelect();
-            Semaphore window = new Semaphore(2_000);
-            java.util.concurrent.ConcurrentSkipListSet<Long> outstanding = new java.util.concurrent.ConcurrentSkipListSet<>();
-            channel.addConfirmListener((tag, multiple) -> release(outstanding, window, tag, multiple),
-                    (tag, multiple) -> release(outstanding, window, tag, multiple));
+            ConfirmWindow window = new ConfirmWindow(channel, 2_000);
             AMQP.BasicProperties props = MessageProperties.PERSISTENT_BASIC;
             long start = System.nanoTime();
             for (int i = 0; i < messages; i++) {
-                window.acquire();
-                outstanding.add(channel.getNextPublishSeqNo());
+                window.publishing();
                 channel.basicPublish("", queue, props, body);
             }
             channel.waitForConfirmsOrDie(60_000);
             double seconds = (System.nanoTime() - start) / 1e9;
             channel.queueDelete(queue);
             return messages / seconds;
-        }
-    }
-
-    private static void release(java.util.concurrent.ConcurrentSkipListSet<Long> outstanding, Semaphore window, long tag, boolean multiple) {
-        if (multiple) {
-            var head = outstanding.headSet(tag, true);
-            int n = head.size();
-            head.clear();
-            window.release(n);
-        } else if (outstanding.remove(tag)) {
-            window.release();
         }
     }
 }

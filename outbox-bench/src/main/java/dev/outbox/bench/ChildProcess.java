@@ -27,12 +27,13 @@ final class ChildProcess implements AutoCloseable {
         this.log = log;
     }
 
-    static ChildProcess start(String name, String mainClass, List<String> args, Map<String, String> env, Path logDir)
-            throws IOException {
+    static ChildProcess start(String name, String mainClass, List<String> args, Map<String, String> env, Path logDir,
+            List<String> jvmOptions) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
         command.add("-XX:+UseSerialGC");
+        command.addAll(jvmOptions);
         command.add("-Dorg.jooq.no-logo=true");
         command.add("-Dorg.jooq.no-tips=true");
         command.add("-cp");

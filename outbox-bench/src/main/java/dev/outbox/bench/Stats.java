@@ -22,13 +22,18 @@ final class Stats {
         return copy;
     }
 
+    static double median(List<Double> runs) {
+        double[] v = runs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
     /** "median (min–max)" of runs, formatted with {@code decimals}. */
     static String summary(List<Double> runs, int decimals) {
         if (runs.isEmpty()) {
             return "-";
         }
         double[] v = runs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        double median = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        double median = median(runs);
         String f = "%." + decimals + "f";
         if (v.length == 1) {
             return String.format(f, median);

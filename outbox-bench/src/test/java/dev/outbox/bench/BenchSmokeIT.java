@@ -11,7 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The benchmark with small numbers, so that it keeps compiling and correct: every scenario runs the
  * relay and the worker as processes of their own and checks that every delivery was completed
- * exactly once. The figures themselves are never asserted.
+ * exactly once, and so does the reference pipeline. The figures themselves are never asserted.
  */
 class BenchSmokeIT {
 
@@ -21,11 +21,15 @@ class BenchSmokeIT {
     @Test
     void everyScenarioRunsEndToEndAndPassesItsCorrectnessCheck() throws Exception {
         Bench bench = new Bench(Bench.Scale.SMOKE, dir);
-        for (String scenario : List.of("CEIL", "S1", "S2", "S3", "S4", "S5")) {
+        for (String scenario : Bench.DEFAULT_SCENARIOS) {
             bench.run(scenario); // throws when a delivery was lost, duplicated or not completed
         }
         Map<String, Map<String, List<Double>>> results = bench.results();
-        assertThat(results).containsKeys("CEIL", "S1", "S2", "S3", "S4 LISTEN/NOTIFY", "S4 poll-only", "S5");
+        assertThat(results).containsKeys("CEIL", "S1", "S2", "S3", "S4 LISTEN/NOTIFY", "S4 poll-only", "S5", "R1",
+                "REF-S1", "REF-S2", "REF-R1");
+        assertThat(results.get("REF-S1")).containsKey("events/s (backlog 500)");
+        assertThat(results.get("REF-S2")).containsKey("commit→completed p99 ms");
+        assertThat(results.get("S2")).containsKey("worker CPU s per 100,000 events");
         assertThat(results.get("S1")).containsKeys("events/s (backlog 500)", "relay peak RSS MB", "worker peak RSS MB");
         assertThat(results.get("S2")).containsKey("commit→completed p99 ms");
         assertThat(results.get("S3")).containsKey("commit→consumed p99 ms");

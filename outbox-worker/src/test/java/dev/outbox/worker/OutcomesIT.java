@@ -260,6 +260,36 @@ class OutcomesIT {
     }
 
     @Test
+    void doesNotRunAJobWhoseDispatchWasSupersededWhileItsMessageWaitedForAHandlerThread() throws Exception {
+        List<UUID> ran = new CopyOnWriteArrayList<>();
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        OutboxWorker worker = fixture.worker().queue(queue, 1, 10).handler(JOB, OrderPlaced.class, (event, context) -> {
+            ran.add(context.dispatchId());
+            busy.countDown();
+            release.await(10, TimeUnit.SECONDS);
+        }).build();
+        workers.add(worker);
+        worker.start();
+        Sent first = send(20, List.of(60));
+        assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue(); // the only handler thread is taken
+        Sent waiting = send(21, List.of(60));
+        Thread.sleep(500); // its delivery is read (dispatched, this dispatch) while it waits for the handler thread
+        Sent again = fixture.dispatchAgain(waiting); // meanwhile it times out and is dispatched again
+        Thread.sleep(1_500); // longer than a lookup is taken as fresh
+
+        release.countDown();
+
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> logs.lines("WARN", waiting.deliveryId(), waiting.dispatchId(), "dropped without running").size() == 1);
+        awaitStatus(first.deliveryId(), OutboxDeliveryStatus.completed);
+        assertThat(ran).containsExactly(first.dispatchId());
+        OutboxDeliveriesRecord row = fixture.row(waiting.deliveryId());
+        assertThat(row.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+        assertThat(row.getDispatchId()).isEqualTo(again.dispatchId());
+    }
+
+    @Test
     void dropsAMessageOfAnUnknownDeliveryWithoutRunningTheJob() throws Exception {
         AtomicInteger calls = new AtomicInteger();
         OutboxWorker worker = start((event, context) -> calls.incrementAndGet());

@@ -14,14 +14,16 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * Writes T5 (completed) for the jobs that returned normally, grouped: one thread takes whatever has
- * queued up (at most {@link #MAX_GROUP} at a time) and completes it in one guarded UPDATE, then
- * acknowledges each message. A group forms by itself while the previous one is being written, so a
- * quiet worker writes each completion at once and a busy one saves round trips.
+ * Writes T5 (completed) for the jobs that returned normally, grouped: one thread takes what queues up
+ * within {@link #LINGER_NANOS} of a group's first completion (at most {@link #MAX_GROUP}) and completes
+ * it in one guarded UPDATE, then acknowledges the messages, with one multiple ack where the order allows
+ * ({@link Settlement#ackAll}).
  */
 final class CompletionWriter implements AutoCloseable {
 
     static final int MAX_GROUP = 1_000;
+    /** How long a group waits for more completions after its first one (2 ms), then is written. */
+    static final long LINGER_NANOS = 2_000_000L;
 
     private static final Logger log = LoggerFactory.getLogger(CompletionWriter.class);
 
@@ -62,7 +64,16 @@ final class CompletionWriter implements AutoCloseable {
                     continue;
                 }
                 group.add(first);
-                queue.drainTo(group, MAX_GROUP - 1);
+                long lingerUntil = System.nanoTime() + LINGER_NANOS;
+                while (group.size() < MAX_GROUP) {
+                    queue.drainTo(group, MAX_GROUP - group.size());
+                    long left = lingerUntil - System.nanoTime();
+                    Completed next = group.size() < MAX_GROUP && left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
+                    if (next == null) {
+                        break;
+                    }
+                    group.add(next);
+                }
                 write(group);
                 group.clear();
             }
@@ -96,7 +107,9 @@ final class CompletionWriter implements AutoCloseable {
             }
             return;
         }
+        List<Settlement> acks = new ArrayList<>(group.size());
         for (Completed c : group) {
+            acks.add(c.settlement());
             if (!completed.contains(c.dispatch().deliveryId())) {
                 try (MDC.MDCCloseable ev = MDC.putCloseable(DeliveryLog.MDC_EVENT_ID, c.eventId().toString());
                         MDC.MDCCloseable de = MDC.putCloseable(DeliveryLog.MDC_DELIVERY_ID, c.dispatch().deliveryId().toString())) {
@@ -105,7 +118,9 @@ final class CompletionWriter implements AutoCloseable {
                             c.dispatch().deliveryId(), c.dispatch().dispatchId());
                 }
             }
-            c.settlement().ack();
+        }
+        Settlement.ackAll(acks);
+        for (Completed c : group) {
             c.written().run();
         }
     }

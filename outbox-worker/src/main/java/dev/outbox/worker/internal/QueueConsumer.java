@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * One physical queue: a channel of its own with QoS {@code prefetch}, one consumer with manual
  * acknowledgements, a lookup thread and {@code concurrency} handler threads. The consumer thread only
  * queues what arrives; the lookup thread reads the messages and looks their deliveries up in groups
- * (one query for all that arrived meanwhile), at most {@code max(32, 4 × concurrency)} ahead of the handlers so
- * that what it read is fresh when a handler starts; handler threads run the jobs and write the outcomes.
+ * (one query for all that arrived meanwhile), at most {@code max(32, 4 × concurrency)} ahead of the
+ * handlers; handler threads run the jobs and write the outcomes. A handler starts on what was read at
+ * most {@link #FRESH_FOR_NANOS} ago: a message that waited longer for a handler thread has its delivery
+ * read again first, so that a dispatch superseded meanwhile (timed out and sent again) never runs its job.
  * Acknowledgements are serialized on the channel.
  */
 final class QueueConsumer {
@@ -37,17 +39,19 @@ final class QueueConsumer {
 
     static final int MAX_GROUP = 100;
     static final int MAX_AHEAD_MIN = 32;
+    /** How old a lookup may be when its handler starts (1 s); older ones are read again. */
+    static final long FRESH_FOR_NANOS = 1_000_000_000L;
 
     private final String queue;
     private final QueueSettings settings;
     private final boolean declare;
     private final MessageProcessor processor;
     private final ThreadPoolExecutor handlers;
-    private final Object channelLock = new Object();
     private final BlockingQueue<Incoming> incoming = new LinkedBlockingQueue<>();
     private final Semaphore ahead;
     private final Thread lookups;
     private @Nullable Channel channel;
+    private @Nullable ChannelAcks acks;
     private @Nullable String consumerTag;
     private volatile boolean stopping;
 
@@ -76,12 +80,15 @@ final class QueueConsumer {
         }
         Channel ch = open(connection);
         channel = ch;
+        ChannelAcks channelAcks = new ChannelAcks(ch);
+        acks = channelAcks;
         lookups.start();
         ch.basicQos(settings.prefetch());
         consumerTag = ch.basicConsume(queue, false, new DefaultConsumer(ch) {
             @Override
             public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
-                accept(ch, envelope.getDeliveryTag(), body);
+                channelAcks.received(envelope.getDeliveryTag());
+                accept(channelAcks, envelope.getDeliveryTag(), body);
             }
 
             @Override
@@ -126,9 +133,9 @@ final class QueueConsumer {
         return ch;
     }
 
-    private void accept(Channel ch, long deliveryTag, byte[] body) {
+    private void accept(ChannelAcks channelAcks, long deliveryTag, byte[] body) {
         if (!stopping) { // when stopping, left unacknowledged: closing the channel gives it back
-            incoming.add(new Incoming(body, new Settlement(ch, channelLock, deliveryTag)));
+            incoming.add(new Incoming(body, new Settlement(channelAcks, deliveryTag)));
         }
     }
 
@@ -177,6 +184,7 @@ final class QueueConsumer {
     }
 
     private void handOver(List<MessageProcessor.Running> group) {
+        long readAt = System.nanoTime();
         Map<UUID, DeliveryRow> rows = processor.lookup(group);
         if (rows == null) {
             ahead.release(group.size()); // all rejected
@@ -189,7 +197,11 @@ final class QueueConsumer {
                         if (stopping) {
                             processor.abandon(run);
                         } else {
-                            processor.run(queue, run, rows.get(run.dispatch.deliveryId()));
+                            Map<UUID, DeliveryRow> current = System.nanoTime() - readAt <= FRESH_FOR_NANOS ? rows
+                                    : processor.lookup(List.of(run)); // null: rejected, the database failed
+                            if (current != null) {
+                                processor.run(queue, run, current.get(run.dispatch.deliveryId()));
+                            }
                         }
                     } finally {
                         ahead.release();
@@ -213,12 +225,11 @@ final class QueueConsumer {
             }
         }
         Channel ch = channel;
+        ChannelAcks channelAcks = acks;
         String tag = consumerTag;
-        if (ch != null && tag != null && ch.isOpen()) {
+        if (ch != null && channelAcks != null && tag != null && ch.isOpen()) {
             try {
-                synchronized (channelLock) {
-                    ch.basicCancel(tag);
-                }
+                channelAcks.exclusively(c -> c.basicCancel(tag));
             } catch (Exception e) {
                 log.debug("cancel of the consumer of queue {} failed ({})", queue, e.getClass().getName());
             }
@@ -235,11 +246,10 @@ final class QueueConsumer {
     void close() {
         handlers.shutdownNow();
         Channel ch = channel;
-        if (ch != null && ch.isOpen()) {
+        ChannelAcks channelAcks = acks;
+        if (ch != null && channelAcks != null && ch.isOpen()) {
             try {
-                synchronized (channelLock) {
-                    ch.close();
-                }
+                channelAcks.exclusively(Channel::close);
             } catch (Exception e) {
                 log.debug("closing the channel of queue {} failed ({})", queue, e.getClass().getName());
             }
