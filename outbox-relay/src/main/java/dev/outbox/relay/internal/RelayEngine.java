@@ -3,6 +3,7 @@ package dev.outbox.relay.internal;
 import dev.outbox.api.Route;
 import dev.outbox.api.RouteKind;
 import dev.outbox.api.internal.DeliveryLog;
+import dev.outbox.api.internal.OutboxDsl;
 import dev.outbox.api.internal.RetryOutcome;
 import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.PassResult;
@@ -46,7 +47,8 @@ public final class RelayEngine implements AutoCloseable {
 
     public RelayEngine(RelaySettings settings) {
         this.settings = settings;
-        this.dsl = DSL.using(settings.dataSource(), SQLDialect.POSTGRES);
+        // planned once: every transaction of this context is planned already (OutboxDsl.planned returns it as is)
+        this.dsl = OutboxDsl.planned(DSL.using(settings.dataSource(), SQLDialect.POSTGRES), settings.tables());
         this.transitions = new RelayTransitions(settings.tables(), settings.routes(), settings.clock());
         this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout());
         this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel());
