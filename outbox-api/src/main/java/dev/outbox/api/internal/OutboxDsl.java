@@ -4,13 +4,18 @@ import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.api.DeliveryStatus;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
+import java.util.List;
 import org.jooq.Configuration;
 import org.jooq.DSLContext;
 import org.jooq.ExecuteContext;
 import org.jooq.ExecuteListener;
+import org.jooq.Query;
 import org.jooq.impl.DSL;
+import org.jooq.util.postgres.PostgresUtils;
 import org.postgresql.PGStatement;
 
 /** Contexts whose queries reach the configured table names, and the mapping of the generated status enum. */
@@ -74,10 +79,37 @@ public final class OutboxDsl {
         };
     }
 
-    /** Sets pgjdbc's prepare threshold of every statement to 0: never server-side prepared, planned at each execution. */
+    /**
+     * Sets pgjdbc's prepare threshold of every statement to 0: never server-side prepared, planned at
+     * each execution. And sends array values with no type of their own, so that PostgreSQL takes
+     * the type of the {@code cast(? as uuid[])} jOOQ renders around them: jOOQ binds an array as a
+     * string, which pgjdbc sends as {@code varchar}, and {@code cast($1::varchar as uuid[])} is then
+     * parsed again for every row it is compared with (measured: 2,000 rows against 500 ids, 4 s
+     * instead of 27 ms) where a typed parameter is converted once.
+     */
     private static final class OneShotStatements implements ExecuteListener {
 
         private static final long serialVersionUID = 1L;
+
+        @Override
+        public void bindEnd(ExecuteContext ctx) {
+            String sql = ctx.sql();
+            Query query = ctx.query();
+            PreparedStatement statement = ctx.statement();
+            if (sql == null || query == null || statement == null || !sql.contains("[])")) {
+                return;
+            }
+            List<Object> values = query.getBindValues();
+            try {
+                for (int i = 0; i < values.size(); i++) {
+                    if (values.get(i) instanceof Object[] array) {
+                        statement.setObject(i + 1, PostgresUtils.toPGArrayString(array), Types.OTHER);
+                    }
+                }
+            } catch (SQLException e) {
+                throw new org.jooq.exception.DataAccessException("cannot bind an array", e);
+            }
+        }
 
         @Override
         public void prepareEnd(ExecuteContext ctx) {

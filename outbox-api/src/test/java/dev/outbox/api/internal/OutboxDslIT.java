@@ -32,6 +32,23 @@ class OutboxDslIT {
         assertThat(serverSideStatementsAfterTwentyRuns(ctx -> OutboxDsl.mapped(ctx, db.tables()))).isEqualTo(1);
     }
 
+    @Test
+    void bindsArraysOfEveryKindWithTheirValuesIntact() {
+        DSLContext ctx = OutboxDsl.planned(DSL.using(db.dataSource(), SQLDialect.POSTGRES), db.tables());
+        String[] texts = {"plain", "with \"quotes\"", "comma, brace } and \\ backslash", null, "", "NULL"};
+        UUID[] ids = {UUID.randomUUID(), UUID.randomUUID()};
+        Integer[] numbers = {1, null, -3};
+        Boolean[] flags = {true, false};
+        var row = ctx.select(DSL.val(texts), DSL.val(ids), DSL.val(numbers), DSL.val(flags),
+                DSL.field(DSL.val(UUID.randomUUID()).eq(DSL.any(ids)))).fetchOne();
+        assertThat(row.value1()).containsExactly(texts);
+        assertThat(row.value2()).containsExactly(ids);
+        assertThat(row.value3()).containsExactly(numbers);
+        assertThat(row.value4()).containsExactly(flags);
+        assertThat(row.value5()).isFalse();
+        assertThat(ctx.selectCount().from(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(DSL.any(ids))).fetchOne(0, Integer.class)).isZero();
+    }
+
     /** Runs one query twenty times on one connection, then counts the server-side statements of that session. */
     private static long serverSideStatementsAfterTwentyRuns(UnaryOperator<DSLContext> context) {
         DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
