@@ -51,7 +51,7 @@ public final class RelayEngine implements AutoCloseable {
         this.dsl = OutboxDsl.planned(DSL.using(settings.dataSource(), SQLDialect.POSTGRES), settings.tables());
         this.transitions = new RelayTransitions(settings.tables(), settings.routes(), settings.clock());
         this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout());
-        this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel());
+        this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel(), settings.wakeupLinger());
         for (Route route : settings.routes().all()) {
             if (route.kind() == RouteKind.JOB) {
                 jobQueues.add(route.queue());
