@@ -101,9 +101,11 @@ public final class OutboxDsl {
             }
             List<Object> values = query.getBindValues();
             try {
+                // the driver's own statement: jOOQ's wrapper keeps the string type of its own binding
+                PreparedStatement target = statement.unwrap(PreparedStatement.class);
                 for (int i = 0; i < values.size(); i++) {
                     if (values.get(i) instanceof Object[] array) {
-                        statement.setObject(i + 1, PostgresUtils.toPGArrayString(array), Types.OTHER);
+                        target.setObject(i + 1, PostgresUtils.toPGArrayString(array), Types.OTHER);
                     }
                 }
             } catch (SQLException e) {
