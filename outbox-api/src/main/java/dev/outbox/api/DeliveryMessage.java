@@ -1,9 +1,11 @@
 package dev.outbox.api;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -45,6 +47,7 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
     public static final String HEADER_TRACESTATE = "tracestate";
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonFactory JSON_FACTORY = JSON.getFactory();
 
     public DeliveryMessage {
         Objects.requireNonNull(eventId, "eventId");
@@ -78,25 +81,29 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
 
     /** The JSON body of this message. */
     public byte[] toJson() {
-        ObjectNode body = JSON.createObjectNode();
-        body.put("eventId", eventId.toString());
-        body.put("deliveryId", deliveryId.toString());
-        body.put("dispatchId", dispatchId.toString());
-        body.put("eventType", eventType);
-        body.put("jobType", jobType);
-        body.put("attempt", attempt);
-        body.put("lastAttempt", lastAttempt);
-        if (traceparent != null) {
-            body.put("traceparent", traceparent);
-        }
-        if (tracestate != null) {
-            body.put("tracestate", tracestate);
-        }
-        try {
-            return JSON.writeValueAsBytes(body);
-        } catch (JsonProcessingException e) {
+        // streamed, not built as a tree: one message per dispatch is on the relay's hot path
+        ByteArrayBuilder out = new ByteArrayBuilder(256);
+        try (JsonGenerator g = JSON_FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeStringField("eventId", eventId.toString());
+            g.writeStringField("deliveryId", deliveryId.toString());
+            g.writeStringField("dispatchId", dispatchId.toString());
+            g.writeStringField("eventType", eventType);
+            g.writeStringField("jobType", jobType);
+            g.writeNumberField("attempt", attempt);
+            g.writeBooleanField("lastAttempt", lastAttempt);
+            if (traceparent != null) {
+                g.writeStringField("traceparent", traceparent);
+            }
+            if (tracestate != null) {
+                g.writeStringField("tracestate", tracestate);
+            }
+            g.writeEndObject();
+        } catch (IOException e) {
             throw new OutboxException("cannot write a delivery message", e);
         }
+        byte[] body = out.toByteArray();
+        return body;
     }
 
     /**

@@ -30,6 +30,14 @@ class DeliveryMessageTest {
     }
 
     @Test
+    void writesTheDocumentedBody() {
+        DeliveryMessage m = new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.\"placed\"", "send-confirmation", 1, false, null, "v=1");
+        assertThat(new String(m.toJson(), StandardCharsets.UTF_8)).isEqualTo("{\"eventId\":\"" + EVENT + "\",\"deliveryId\":\"" + DELIVERY
+                + "\",\"dispatchId\":\"" + DISPATCH + "\",\"eventType\":\"order.\\\"placed\\\"\",\"jobType\":\"send-confirmation\","
+                + "\"attempt\":1,\"lastAttempt\":false,\"tracestate\":\"v=1\"}");
+    }
+
+    @Test
     void roundTripsWithoutTraceHeaders() {
         DeliveryMessage m = new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "job", 1, false, null, null);
         assertThat(DeliveryMessage.fromJson(m.toJson())).isEqualTo(m);

@@ -42,6 +42,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class Relay implements AutoCloseable {
 
+    /** The default of {@link Builder#wakeupLinger}, in milliseconds. */
+    public static final long DEFAULT_WAKEUP_LINGER_MILLIS = 5;
+    private static final Duration DEFAULT_WAKEUP_LINGER = Duration.ofMillis(DEFAULT_WAKEUP_LINGER_MILLIS);
+
     private final RelaySettings settings;
     private final RelayEngine engine;
     private volatile boolean stopping;
@@ -150,6 +154,7 @@ public final class Relay implements AutoCloseable {
         private boolean pollOnly;
         private Duration sleep = Duration.ofSeconds(1);
         private @Nullable ListenConnection listenConnection;
+        private Duration wakeupLinger = DEFAULT_WAKEUP_LINGER;
 
         private Builder() {}
 
@@ -258,6 +263,17 @@ public final class Relay implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long a looping relay waits after the first notification before it starts the pass, so
+         * that one pass takes the events that are committed meanwhile instead of one pass each
+         * (0..1 s). It delays only the first pass after an idle one; a pass that found work is
+         * followed by the next at once. Default {@value #DEFAULT_WAKEUP_LINGER_MILLIS} ms.
+         */
+        public Builder wakeupLinger(Duration wakeupLinger) {
+            this.wakeupLinger = Objects.requireNonNull(wakeupLinger, "wakeupLinger");
+            return this;
+        }
+
         public Relay build() {
             if (dataSource == null) {
                 throw new IllegalArgumentException("Relay.dataSource is required");
@@ -289,6 +305,9 @@ public final class Relay implements AutoCloseable {
                 throw new IllegalArgumentException("Relay.notifyChannel must be " + NotifyChannels.RULE + ", got '"
                         + notifyChannel + "'");
             }
+            if (wakeupLinger.isNegative() || wakeupLinger.compareTo(Duration.ofSeconds(1)) > 0) {
+                throw new IllegalArgumentException("Relay.wakeupLinger must be from 0 to 1 s, got " + wakeupLinger);
+            }
             DataSource ds = dataSource;
             ListenConnection listen = listenConnection != null ? listenConnection : () -> {
                 try {
@@ -298,7 +317,7 @@ public final class Relay implements AutoCloseable {
                 }
             };
             return new Relay(new RelaySettings(ds, amqp, routes, tables, clock, routeBatchSize, dispatchBatchSize, timeoutBatchSize,
-                    maxInFlight, confirmTimeout, queueType, notifyChannel, pollOnly, sleep, listen));
+                    maxInFlight, confirmTimeout, queueType, notifyChannel, pollOnly, sleep, listen, wakeupLinger));
         }
 
         private static void range(String field, int value, int max) {

@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.api.Route;
 import dev.outbox.api.Routes;
+import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
-/** {@code Relay.builder().amqpUri(..)} reads a URI by the same rule as the service and the worker. */
+/** {@code Relay.builder()} validates what it is given: the AMQP URI by the service's and worker's rule, the wake-up linger. */
 class RelayBuilderTest {
 
     private static Relay.Builder builder(String amqpUri) {
@@ -18,6 +21,10 @@ class RelayBuilderTest {
                 new Class<?>[] {DataSource.class}, (proxy, method, args) -> null);
         return Relay.builder().dataSource(none).amqpUri(amqpUri)
                 .routes(Routes.builder().route("order.cancelled", Route.job("refund", "payments", List.of(), 120)).build());
+    }
+
+    private static Relay.Builder builder() {
+        return Relay.builder().dataSource(new PGSimpleDataSource()).amqpUri("amqp://localhost").routes(Routes.builder().build());
     }
 
     @ParameterizedTest
@@ -31,5 +38,15 @@ class RelayBuilderTest {
     @ValueSource(strings = {"amqp://u:s3cret@bad_rabbit:5672/%2F", "amqps://bad_rabbit", "amqp://[::1]:5673/vhost?heartbeat=10"})
     void acceptsWhatItCanRead(String uri) {
         assertThatCode(() -> builder(uri).build().close()).doesNotThrowAnyException();
+    }
+
+    @Test
+    void refusesAWakeupLingerOutsideZeroToOneSecond() {
+        assertThatThrownBy(() -> builder().wakeupLinger(Duration.ofMillis(-1)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("Relay.wakeupLinger must be from 0 to 1 s, got PT-0.001S");
+        assertThatThrownBy(() -> builder().wakeupLinger(Duration.ofMillis(1_001)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("Relay.wakeupLinger must be from 0 to 1 s");
     }
 }

@@ -4,13 +4,27 @@ import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.api.DeliveryStatus;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.List;
+import org.jooq.Configuration;
 import org.jooq.DSLContext;
-import org.jooq.conf.Settings;
-import org.jooq.conf.StatementType;
+import org.jooq.ExecuteContext;
+import org.jooq.ExecuteListener;
+import org.jooq.Query;
 import org.jooq.impl.DSL;
+import org.jooq.util.postgres.PostgresUtils;
+import org.postgresql.PGStatement;
 
 /** Contexts whose queries reach the configured table names, and the mapping of the generated status enum. */
 public final class OutboxDsl {
+
+    /** The key of {@link Configuration#data()} under which a planned configuration keeps its tables. */
+    private static final String PLANNED = OutboxDsl.class.getName() + ".planned";
+
+    private static final ExecuteListener ONE_SHOT = new OneShotStatements();
 
     private OutboxDsl() {}
 
@@ -23,16 +37,28 @@ public final class OutboxDsl {
     }
 
     /**
-     * Like {@link #mapped}, for the hot queries of relay and worker: every bind value is inlined
-     * ({@code StatementType.STATIC_STATEMENT}), so that PostgreSQL plans each execution for the
-     * tables as they are. With prepared statements, pgjdbc switches to a server-side statement after
-     * five executions and PostgreSQL may then keep a generic plan made while the tables were empty
-     * (a sequential scan and hash join), which grows with the tables until an ANALYZE: measured here
-     * as commit→completed p50 2.6 s instead of 0.12 s on fresh tables (docs/BENCHMARKS.md).
+     * Like {@link #mapped}, for the hot queries of relay and worker: values are sent as bind
+     * parameters, but pgjdbc never turns the statement into a server-side prepared statement (its
+     * prepare threshold is set to 0 on every statement of this context). So each execution is an
+     * unnamed statement that PostgreSQL plans with the actual values for the tables as they are (a
+     * custom plan). With pgjdbc's default, a statement becomes server-side prepared after five
+     * executions and PostgreSQL may then keep a generic plan made while the tables were empty (a
+     * sequential scan and hash join), which grows with the tables until an ANALYZE: measured as
+     * commit→completed p50 2.6 s instead of 0.12 s on fresh tables (docs/BENCHMARKS.md, "The planner
+     * trap"). Works on any pgjdbc connection, whatever DataSource or pool it came from.
+     *
+     * <p>A context that is already planned for the same tables (a transaction of a planned context)
+     * is returned as it is.
      */
     public static DSLContext planned(DSLContext ctx, OutboxTables tables) {
-        Settings settings = OutboxRenderMapping.apply(ctx.settings(), tables).withStatementType(StatementType.STATIC_STATEMENT);
-        return DSL.using(ctx.configuration().derive(settings));
+        if (tables.equals(ctx.configuration().data(PLANNED))) {
+            return ctx;
+        }
+        Configuration configuration = ctx.configuration()
+                .derive(OutboxRenderMapping.apply(ctx.settings(), tables))
+                .deriveAppending(ONE_SHOT);
+        configuration.data(PLANNED, tables);
+        return DSL.using(configuration);
     }
 
     public static DeliveryStatus status(OutboxDeliveryStatus status) {
@@ -51,5 +77,55 @@ public final class OutboxDsl {
             case COMPLETED -> OutboxDeliveryStatus.completed;
             case FAILED -> OutboxDeliveryStatus.failed;
         };
+    }
+
+    /**
+     * Sets pgjdbc's prepare threshold of every statement to 0: never server-side prepared, planned at
+     * each execution. And sends array values with no type of their own, so that PostgreSQL takes
+     * the type of the {@code cast(? as uuid[])} jOOQ renders around them: jOOQ binds an array as a
+     * string, which pgjdbc sends as {@code varchar}, and {@code cast($1::varchar as uuid[])} is then
+     * parsed again for every row it is compared with (measured: 2,000 rows against 500 ids, 4 s
+     * instead of 27 ms) where a typed parameter is converted once.
+     */
+    private static final class OneShotStatements implements ExecuteListener {
+
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void bindEnd(ExecuteContext ctx) {
+            String sql = ctx.sql();
+            Query query = ctx.query();
+            PreparedStatement statement = ctx.statement();
+            if (sql == null || query == null || statement == null || !sql.contains("[])")) {
+                return;
+            }
+            List<Object> values = query.getBindValues();
+            try {
+                // the driver's own statement: jOOQ's wrapper keeps the string type of its own binding
+                PreparedStatement target = statement.unwrap(PreparedStatement.class);
+                for (int i = 0; i < values.size(); i++) {
+                    if (values.get(i) instanceof Object[] array) {
+                        target.setObject(i + 1, PostgresUtils.toPGArrayString(array), Types.OTHER);
+                    }
+                }
+            } catch (SQLException e) {
+                throw new org.jooq.exception.DataAccessException("cannot bind an array", e);
+            }
+        }
+
+        @Override
+        public void prepareEnd(ExecuteContext ctx) {
+            Statement statement = ctx.statement();
+            if (statement == null) {
+                return;
+            }
+            try {
+                if (statement.isWrapperFor(PGStatement.class)) {
+                    statement.unwrap(PGStatement.class).setPrepareThreshold(0);
+                }
+            } catch (SQLException e) {
+                throw new org.jooq.exception.DataAccessException("cannot set the prepare threshold of a statement", e);
+            }
+        }
     }
 }

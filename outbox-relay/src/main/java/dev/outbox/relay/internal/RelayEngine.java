@@ -3,6 +3,7 @@ package dev.outbox.relay.internal;
 import dev.outbox.api.Route;
 import dev.outbox.api.RouteKind;
 import dev.outbox.api.internal.DeliveryLog;
+import dev.outbox.api.internal.OutboxDsl;
 import dev.outbox.api.internal.RetryOutcome;
 import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.DatabaseUnavailableException;
@@ -24,6 +25,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
+import org.jooq.Configuration;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
@@ -46,6 +48,7 @@ public final class RelayEngine implements AutoCloseable {
 
     private final RelaySettings settings;
     private final DataSource dataSource;
+    private final Configuration planned;
     private final RelayTransitions transitions;
     private final AmqpPublisher publisher;
     private final Wakeups wakeups;
@@ -55,10 +58,13 @@ public final class RelayEngine implements AutoCloseable {
     public RelayEngine(RelaySettings settings) {
         this.settings = settings;
         this.dataSource = settings.dataSource();
+        // planned once, without a connection: each transaction derives it onto the connection it takes, and the
+        // transitions find it planned already (OutboxDsl.planned returns such a context as it is)
+        this.planned = OutboxDsl.planned(DSL.using(SQLDialect.POSTGRES), settings.tables()).configuration();
         this.transitions = new RelayTransitions(settings.tables(), settings.routes(), settings.clock());
         this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout(),
                 settings.clock());
-        this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel());
+        this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel(), settings.wakeupLinger());
         for (Route route : settings.routes().all()) {
             if (route.kind() == RouteKind.JOB) {
                 jobQueues.add(route.queue());
@@ -279,7 +285,7 @@ public final class RelayEngine implements AutoCloseable {
             throw new DataAccessException("cannot get a connection", e);
         }
         try {
-            return DSL.using(connection, SQLDialect.POSTGRES).transactionResult(configuration -> work.apply(configuration.dsl()));
+            return DSL.using(planned.derive(connection)).transactionResult(configuration -> work.apply(configuration.dsl()));
         } finally {
             try {
                 connection.close(); // after a commit, a failing close must not turn it into an error

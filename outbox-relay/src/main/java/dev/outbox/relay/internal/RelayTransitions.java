@@ -14,7 +14,6 @@ import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.enums.OutboxRouteKind;
 import dev.outbox.schema.tables.OutboxDeliveries;
-import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -24,7 +23,7 @@ import java.util.Set;
 import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.InsertValuesStepN;
+import org.jooq.Name;
 import org.jooq.Record;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
@@ -43,8 +42,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RelayTransitions {
 
-    /** Rows per multi-row INSERT: 14 parameters each keeps well below PostgreSQL's 65,535. */
-    static final int ROWS_PER_INSERT = 2_000;
+    /** The CTE of the events T1 locked, and of the deliveries it inserted. */
+    private static final Name LOCKED = DSL.name("locked");
+    private static final Field<UUID> LOCKED_ID = DSL.field(DSL.name("locked", "id"), SQLDataType.UUID);
+    private static final Name INSERTED = DSL.name("inserted");
 
     private static final Field<DayToSecond> ONE_SECOND = DSL.inline(new DayToSecond(0, 0, 0, 1));
     private static final Field<OutboxDeliveryStatus> PENDING = DSL.inline(OutboxDeliveryStatus.pending);
@@ -54,21 +55,17 @@ public final class RelayTransitions {
     private static final Field<String> PAYLOAD_TEXT = DSL.when(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.publish)),
             OUTBOX_EVENTS.PAYLOAD.cast(SQLDataType.CLOB)).as("payload_text");
 
-    private static final List<Field<?>> DELIVERY_COLUMNS = List.of(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID,
-            OUTBOX_DELIVERIES.KIND, OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.EXCHANGE,
-            OUTBOX_DELIVERIES.ROUTING_KEY, OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS,
-            OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.AVAILABLE_AT, OUTBOX_DELIVERIES.CREATED_AT,
-            OUTBOX_DELIVERIES.UPDATED_AT);
-
     private final OutboxTables tables;
     private final Routes routes;
     private final DeliveryTransitions shared;
     private final IdGenerator ids = IdGenerator.uuidV7();
+    private final RouteSnapshot snapshot;
 
     public RelayTransitions(OutboxTables tables, Routes routes, Clock clock) {
         this.tables = tables;
         this.routes = routes;
         this.shared = new DeliveryTransitions(tables, clock);
+        this.snapshot = new RouteSnapshot(routes);
     }
 
     /**
@@ -85,10 +82,11 @@ public final class RelayTransitions {
     /**
      * T1: routes up to {@code limit} unrouted events after {@code after} (from the oldest when null).
      * First reads the next unrouted events in id order without locking (the partial index alone
-     * serves it); then locks those whose type has routes ({@code FOR UPDATE SKIP LOCKED}, by primary
-     * key, rechecking {@code routed_at IS NULL}), inserts one delivery per route (a duplicate is
-     * stopped by the unique key) and sets {@code routed_at}. Events without a route are never locked
-     * or changed: they stay unrouted and hold nothing back.
+     * serves it); then one statement does the rest inside PostgreSQL: it locks those whose type has
+     * routes ({@code FOR UPDATE SKIP LOCKED}, by primary key, rechecking {@code routed_at IS NULL}),
+     * inserts one delivery per route of each locked event (a duplicate is stopped by the unique key)
+     * and sets {@code routed_at} of the locked events. Events without a route are never locked or
+     * changed: they stay unrouted and hold nothing back.
      */
     Routed route(DSLContext tx, int limit, @Nullable UUID after) {
         DSLContext ctx = OutboxDsl.planned(tx, tables);
@@ -106,60 +104,44 @@ public final class RelayTransitions {
         UUID lastSeen = candidates.get(candidates.size() - 1).value1();
         Set<String> unrouted = new LinkedHashSet<>();
         List<UUID> routable = new ArrayList<>(candidates.size());
+        RouteSnapshot.Pairs pairs = snapshot.pairs(candidates.size());
         for (var c : candidates) {
-            if (routes.of(c.value2()).isEmpty()) {
+            List<Route> eventRoutes = routes.of(c.value2());
+            if (eventRoutes.isEmpty()) {
                 unrouted.add(c.value2());
-            } else {
-                routable.add(c.value1());
+                continue;
+            }
+            routable.add(c.value1());
+            for (Route route : eventRoutes) {
+                pairs.add(ids.next(), c.value1(), route);
             }
         }
         if (routable.isEmpty()) {
             return new Routed(0, 0, candidates.size(), lastSeen, unrouted);
         }
-        var events = ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE)
-                .from(OUTBOX_EVENTS)
-                .where(OUTBOX_EVENTS.ID.eq(DSL.any(routable.toArray(UUID[]::new))))
-                .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                .forUpdate()
-                .skipLocked()
-                .fetch();
-        if (events.isEmpty()) {
-            return new Routed(0, 0, candidates.size(), lastSeen, unrouted);
-        }
-        List<Object[]> rows = new ArrayList<>();
-        UUID[] eventIds = new UUID[events.size()];
-        int i = 0;
-        for (var event : events) {
-            eventIds[i++] = event.value1();
-            for (Route route : routes.of(event.value2())) {
-                rows.add(deliveryRow(event.value1(), route, now));
-            }
-        }
-        int created = 0;
-        for (int from = 0; from < rows.size(); from += ROWS_PER_INSERT) {
-            InsertValuesStepN<OutboxDeliveriesRecord> insert = ctx.insertInto(OUTBOX_DELIVERIES, DELIVERY_COLUMNS);
-            for (Object[] row : rows.subList(from, Math.min(rows.size(), from + ROWS_PER_INSERT))) {
-                insert = insert.values(row);
-            }
-            // the unique key (event_id, job_type, queue_name), by its columns: its name follows the table's
-            created += insert.onConflict(OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME)
-                    .doNothing()
-                    .execute();
-        }
-        ctx.update(OUTBOX_EVENTS)
+        var lockedIds = DSL.select(LOCKED_ID).from(DSL.table(LOCKED));
+        var routed = ctx.with(pairs.table())
+                .with(LOCKED.fields(LOCKED_ID.getName()).as(DSL.select(OUTBOX_EVENTS.ID)
+                        .from(OUTBOX_EVENTS)
+                        .where(OUTBOX_EVENTS.ID.eq(DSL.any(routable.toArray(UUID[]::new))))
+                        .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
+                        .forUpdate()
+                        .skipLocked()))
+                .with(INSERTED.fields(OUTBOX_DELIVERIES.ID.getName()).as(ctx.insertInto(OUTBOX_DELIVERIES, RouteSnapshot.COLUMNS)
+                        .select(pairs.deliveries(now, lockedIds))
+                        // the unique key (event_id, job_type, queue_name), by its columns: its name follows the table's
+                        .onConflict(OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME)
+                        .doNothing()
+                        .returningResult(OUTBOX_DELIVERIES.ID)))
+                .update(OUTBOX_EVENTS)
                 .set(OUTBOX_EVENTS.ROUTED_AT, DSL.greatest(DSL.val(now), OUTBOX_EVENTS.CREATED_AT))
-                .where(OUTBOX_EVENTS.ID.eq(DSL.any(eventIds)))
+                // = ANY(ARRAY(...)): the locked ids reach the primary key, never a scan of the table
+                .where(OUTBOX_EVENTS.ID.eq(DSL.any(DSL.array(lockedIds))))
                 .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                .execute();
-        return new Routed(events.size(), created, candidates.size(), lastSeen, unrouted);
-    }
-
-    private Object[] deliveryRow(UUID eventId, Route route, OffsetDateTime now) {
-        boolean publish = route.kind() == RouteKind.PUBLISH;
-        return new Object[] {ids.next(), eventId, publish ? OutboxRouteKind.publish : OutboxRouteKind.job, route.jobType(),
-            route.queue(), publish ? route.exchange() : null, publish ? route.routingKey() : null,
-            route.retryDelaysSeconds().toArray(Integer[]::new), route.deliveryTimeoutSeconds(), OutboxDeliveryStatus.pending, 0,
-            now, now, now};
+                .returningResult(OUTBOX_EVENTS.ID, DSL.field(DSL.selectCount().from(DSL.table(INSERTED))))
+                .fetch();
+        int created = routed.isEmpty() ? 0 : routed.get(0).value2();
+        return new Routed(routed.size(), created, candidates.size(), lastSeen, unrouted);
     }
 
     /**

@@ -31,14 +31,16 @@ final class Wakeups implements AutoCloseable {
 
     private final @Nullable ListenConnection source;
     private final String channel;
+    private final long lingerMillis;
     private @Nullable Connection connection;
     private long retryAtNanos = System.nanoTime();
     private Duration relistenAfter = RELISTEN_FIRST;
     private boolean lost;
 
-    Wakeups(@Nullable ListenConnection source, String channel) {
+    Wakeups(@Nullable ListenConnection source, String channel, Duration linger) {
         this.source = source;
         this.channel = channel;
+        this.lingerMillis = linger.toMillis();
     }
 
     /** True while a LISTEN connection is open. */
@@ -92,7 +94,10 @@ final class Wakeups implements AutoCloseable {
 
     /**
      * Waits up to {@code max}; returns early when a notification arrives (true) or {@code stopped}
-     * turns true (false).
+     * turns true (false). After the first notification it lingers a few milliseconds and takes the
+     * notifications that came meanwhile, so that the pass it starts takes a burst of commits, and
+     * their notifications do not start empty passes after it. Dropping them is safe here, before
+     * the pass: the pass sees every event whose notification was taken.
      */
     boolean await(Duration max, BooleanSupplier stopped) throws InterruptedException {
         if (listen()) {
@@ -116,6 +121,10 @@ final class Wakeups implements AutoCloseable {
             try {
                 PGNotification[] notifications = c.unwrap(PGConnection.class).getNotifications((int) Math.max(1, slice));
                 if (notifications != null && notifications.length > 0) {
+                    if (lingerMillis > 0) {
+                        Thread.sleep(lingerMillis);
+                        c.unwrap(PGConnection.class).getNotifications(); // what arrived meanwhile, without waiting
+                    }
                     return true;
                 }
             } catch (SQLException e) {
