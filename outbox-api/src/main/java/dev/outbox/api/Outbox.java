@@ -2,10 +2,8 @@ package dev.outbox.api;
 
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
-import dev.outbox.api.internal.NotifyChannels;
-import dev.outbox.api.internal.OutboxDsl;
-import dev.outbox.schema.tables.records.OutboxEventsRecord;
 import dev.outbox.flyway.OutboxTables;
+import dev.outbox.schema.tables.records.OutboxEventsRecord;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;

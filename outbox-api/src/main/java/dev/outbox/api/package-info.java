@@ -1,11 +1,10 @@
 /**
- * Recording integration events inside the caller's transaction, and the routes that turn them into
- * deliveries.
+ * Recording integration events inside the caller's transaction.
  *
  * <p>{@link dev.outbox.api.Outbox} is the entry point: built once, it records events through the
- * caller's jOOQ {@code DSLContext}, joining its transaction. {@link dev.outbox.api.Route} and
- * {@link dev.outbox.api.Routes} say where each event type goes (in code, or from a routes file a
- * standalone relay reads); {@link dev.outbox.api.EventSerializer} turns events into JSON and back.
+ * caller's jOOQ {@code DSLContext}, joining its transaction; {@link dev.outbox.api.EventSerializer}
+ * turns events into JSON and back; {@link dev.outbox.api.OutboxDsl} queries the outbox's tables under
+ * their configured names. Where each event type goes is the relay's business (its routes).
  *
  * <pre>{@code
  * Outbox outbox = Outbox.builder().tables(OutboxTables.defaults()).build();
@@ -23,10 +22,6 @@
  *     .withTraceparent(traceparent));
  * // many events in multi-row INSERTs (2,000 rows per statement), one NOTIFY
  * List<UUID> ids = outbox.recordAll(tx.dsl(), events);
- *
- * Routes routes = Routes.builder()
- *     .job("order.placed", "send-confirmation", "emails", RetrySchedule.exponential(5, 3, 3600, 6), 300)
- *     .build();                                         // or Routes.fromFile(Path.of("routes.yaml"))
  * }</pre>
  *
  * <p>{@code record} outside a transaction (a connection in auto-commit mode) throws

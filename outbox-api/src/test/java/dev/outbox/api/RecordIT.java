@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.outbox.api.internal.OutboxDsl;
 import dev.outbox.schema.tables.records.OutboxEventsRecord;
 import dev.outbox.testing.PostgresSchemaExtension;
 import java.math.BigDecimal;

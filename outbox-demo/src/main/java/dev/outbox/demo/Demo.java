@@ -12,7 +12,7 @@ import com.rabbitmq.client.Envelope;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.api.Outbox;
-import dev.outbox.api.internal.OutboxDsl;
+import dev.outbox.api.OutboxDsl;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.RelayStatus;
@@ -22,11 +22,11 @@ import dev.outbox.worker.OutboxWorker;
 import dev.outbox.worker.QueueSettings;
 import dev.outbox.worker.RetryableOutboxException;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.time.Clock;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,10 +40,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
-import org.flywaydb.core.Flyway;
 
 /**
  * The end-to-end demo: migrate, record orders in business transactions, run the relay service (a

@@ -2,8 +2,8 @@ package dev.outbox.kotlin
 
 import dev.outbox.api.EventType
 import dev.outbox.api.Outbox
-import dev.outbox.api.Route
-import dev.outbox.api.Routes
+import dev.outbox.relay.Route
+import dev.outbox.relay.Routes
 import dev.outbox.relay.Relay
 import dev.outbox.schema.Tables.OUTBOX_DELIVERIES
 import dev.outbox.schema.enums.OutboxDeliveryStatus

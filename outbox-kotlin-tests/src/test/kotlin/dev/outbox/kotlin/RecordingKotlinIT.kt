@@ -3,9 +3,9 @@ package dev.outbox.kotlin
 import dev.outbox.api.EventType
 import dev.outbox.api.NewEvent
 import dev.outbox.api.Outbox
-import dev.outbox.api.Route
-import dev.outbox.api.Routes
-import dev.outbox.api.RetrySchedule
+import dev.outbox.relay.Route
+import dev.outbox.relay.Routes
+import dev.outbox.relay.RetrySchedule
 import dev.outbox.schema.Tables.OUTBOX_EVENTS
 import dev.outbox.schema.mapping.OutboxRenderMapping
 import dev.outbox.testing.PostgresSchemaExtension

@@ -1,14 +1,14 @@
 package dev.outbox.relay;
 
-import dev.outbox.api.internal.NotifyChannels;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.outbox.api.NotifyChannels;
 import dev.outbox.api.Outbox;
-import dev.outbox.api.Routes;
+import dev.outbox.delivery.amqp.AmqpAddress;
+import dev.outbox.delivery.amqp.AmqpFactories;
 import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.internal.OutboxTablesCheck;
 import dev.outbox.relay.internal.RelayEngine;
 import dev.outbox.relay.internal.RelaySettings;
-import dev.outbox.api.internal.AmqpAddress;
-import dev.outbox.api.internal.AmqpFactories;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -55,6 +55,16 @@ public final class Relay implements AutoCloseable {
     private Relay(RelaySettings settings) {
         this.settings = settings;
         this.engine = new RelayEngine(settings);
+    }
+
+    /**
+     * Checks that the outbox tables exist where {@code tables} says, from the driver's metadata.
+     *
+     * @throws RelayException naming the schema and the missing tables, and that the migrations create them
+     * @throws DatabaseUnavailableException when the database cannot be reached (a transient error)
+     */
+    public static void requireTables(DataSource dataSource, OutboxTables tables) {
+        OutboxTablesCheck.require(dataSource, tables);
     }
 
     public static Builder builder() {

@@ -4,8 +4,6 @@ import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.api.Route;
-import dev.outbox.api.Routes;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.PostgresSchemaExtension;

@@ -4,8 +4,6 @@ import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.api.Outbox;
-import dev.outbox.api.Route;
-import dev.outbox.api.Routes;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.Events.OrderCancelled;

@@ -2,8 +2,6 @@ package dev.outbox.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.api.Route;
-import dev.outbox.api.Routes;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;

@@ -3,8 +3,6 @@ package dev.outbox.relay;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.outbox.api.Route;
-import dev.outbox.api.Routes;
 import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;

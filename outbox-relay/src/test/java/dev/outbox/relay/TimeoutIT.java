@@ -2,9 +2,7 @@ package dev.outbox.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.api.DeliveryMessage;
-import dev.outbox.api.Route;
-import dev.outbox.api.Routes;
+import dev.outbox.delivery.DeliveryMessage;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.Events.OrderPlaced;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;

@@ -2,7 +2,7 @@ package dev.outbox.worker;
 
 import static dev.outbox.schema.Tables.OUTBOX_INBOX;
 
-import dev.outbox.api.internal.OutboxDsl;
+import dev.outbox.api.OutboxDsl;
 import dev.outbox.flyway.OutboxTables;
 import java.time.Clock;
 import java.time.Duration;

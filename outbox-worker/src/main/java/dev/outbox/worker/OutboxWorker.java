@@ -2,13 +2,13 @@ package dev.outbox.worker;
 
 import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.api.EventSerializer;
-import dev.outbox.api.internal.AmqpNames;
-import dev.outbox.api.internal.LogText;
+import dev.outbox.delivery.LogText;
+import dev.outbox.delivery.amqp.AmqpAddress;
+import dev.outbox.delivery.amqp.AmqpFactories;
+import dev.outbox.delivery.amqp.AmqpNames;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.worker.internal.Registration;
 import dev.outbox.worker.internal.WorkerEngine;
-import dev.outbox.api.internal.AmqpAddress;
-import dev.outbox.api.internal.AmqpFactories;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;

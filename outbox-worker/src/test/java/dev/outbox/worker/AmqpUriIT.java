@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.outbox.api.OutboxException;
-import dev.outbox.api.internal.AmqpAddress;
+import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import static dev.outbox.schema.Tables.OUTBOX_INBOX;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.outbox.api.internal.OutboxDsl;
+import dev.outbox.api.OutboxDsl;
 import dev.outbox.testing.PostgresSchemaExtension;
 import java.time.Clock;
 import java.time.Duration;

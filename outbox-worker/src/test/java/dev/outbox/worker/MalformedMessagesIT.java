@@ -3,9 +3,9 @@ package dev.outbox.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.outbox.api.DeliveryMessage;
 import dev.outbox.api.EventType;
-import dev.outbox.api.internal.LogText;
+import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.delivery.LogText;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.testing.PostgresSchemaExtension;

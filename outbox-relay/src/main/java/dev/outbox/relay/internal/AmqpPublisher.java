@@ -6,9 +6,10 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.ShutdownSignalException;
-import dev.outbox.api.DeliveryMessage;
-import dev.outbox.api.RouteKind;
-import dev.outbox.api.internal.RetryPolicy;
+import dev.outbox.delivery.Claimed;
+import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.delivery.RetryPolicy;
+import dev.outbox.delivery.RouteKind;
 import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.QueueType;
 import java.io.IOException;
@@ -115,10 +116,10 @@ final class AmqpPublisher implements AutoCloseable {
      * Publishes every dispatch; each {@link Published} settles on its confirm, nack, return or the
      * loss of the channel. A dispatch that cannot be sent is settled as failed at once.
      */
-    List<Published> publish(List<Dispatch> dispatches) {
+    List<Published> publish(List<Claimed> dispatches) {
         ensureOpen();
         Map<String, Boolean> destinations = new LinkedHashMap<>();
-        for (Dispatch d : dispatches) {
+        for (Claimed d : dispatches) {
             if (d.kind() == RouteKind.JOB) {
                 destinations.computeIfAbsent("q:" + d.queue(), k -> declare(d.queue()));
             } else {
@@ -128,7 +129,7 @@ final class AmqpPublisher implements AutoCloseable {
         }
         List<Published> result = new ArrayList<>(dispatches.size());
         boolean lost = connection == null || !connection.isOpen(); // a failed check may be the loss of the connection
-        for (Dispatch d : dispatches) {
+        for (Claimed d : dispatches) {
             if (d.kind() == RouteKind.JOB && !destinations.get("q:" + d.queue())) {
                 result.add(Published.failed(d, lost ? Published.NOT_SENT : Published.QUEUE_DECLARE_FAILED));
             } else if (d.kind() == RouteKind.PUBLISH && !destinations.get("x:" + (d.exchange() == null ? "" : d.exchange()))) {
@@ -145,7 +146,7 @@ final class AmqpPublisher implements AutoCloseable {
         declaredQueues.remove(queue);
     }
 
-    private Published publishOne(Dispatch d) {
+    private Published publishOne(Claimed d) {
         Published published = new Published(d);
         Channel ch;
         Confirms tracker;

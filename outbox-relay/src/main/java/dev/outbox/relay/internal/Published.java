@@ -1,5 +1,6 @@
 package dev.outbox.relay.internal;
 
+import dev.outbox.delivery.Claimed;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -25,23 +26,23 @@ final class Published {
 
     private static final String OK = "ok";
 
-    private final Dispatch dispatch;
+    private final Claimed dispatch;
     private final CompletableFuture<String> result = new CompletableFuture<>();
     private volatile boolean returned;
     private long seq = -1;
     private @Nullable Confirms confirms;
 
-    Published(Dispatch dispatch) {
+    Published(Claimed dispatch) {
         this.dispatch = dispatch;
     }
 
-    static Published failed(Dispatch dispatch, String cause) {
+    static Published failed(Claimed dispatch, String cause) {
         Published p = new Published(dispatch);
         p.settle(cause);
         return p;
     }
 
-    Dispatch dispatch() {
+    Claimed dispatch() {
         return dispatch;
     }
 

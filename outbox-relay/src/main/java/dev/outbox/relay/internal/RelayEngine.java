@@ -1,14 +1,16 @@
 package dev.outbox.relay.internal;
 
-import dev.outbox.api.Route;
-import dev.outbox.api.RouteKind;
-import dev.outbox.api.internal.DeliveryLog;
-import dev.outbox.api.internal.OutboxDsl;
-import dev.outbox.api.internal.RetryOutcome;
+import dev.outbox.delivery.Claimed;
+import dev.outbox.delivery.DeliveryLog;
+import dev.outbox.delivery.PlannedDsl;
+import dev.outbox.delivery.RelayTransitions;
+import dev.outbox.delivery.RetryOutcome;
+import dev.outbox.delivery.RouteKind;
 import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.PassResult;
 import dev.outbox.relay.RelayException;
+import dev.outbox.relay.Route;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -59,9 +61,9 @@ public final class RelayEngine implements AutoCloseable {
         this.settings = settings;
         this.dataSource = settings.dataSource();
         // planned once, without a connection: each transaction derives it onto the connection it takes, and the
-        // transitions find it planned already (OutboxDsl.planned returns such a context as it is)
-        this.planned = OutboxDsl.planned(DSL.using(SQLDialect.POSTGRES), settings.tables()).configuration();
-        this.transitions = new RelayTransitions(settings.tables(), settings.routes(), settings.clock());
+        // transitions find it planned already (PlannedDsl.planned returns such a context as it is)
+        this.planned = PlannedDsl.planned(DSL.using(SQLDialect.POSTGRES), settings.tables()).configuration();
+        this.transitions = new RelayTransitions(settings.tables(), RouteTables.of(settings.routes()), settings.clock());
         this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout(),
                 settings.clock());
         this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel(), settings.wakeupLinger());
@@ -111,7 +113,7 @@ public final class RelayEngine implements AutoCloseable {
                     settle(inFlight, tally); // what was in flight on the lost connection goes back to retry now
                     throw e;
                 }
-                List<Dispatch> claimed = inTransaction(tx -> transitions.claim(tx, settings.dispatchBatchSize()));
+                List<Claimed> claimed = inTransaction(tx -> transitions.claim(tx, settings.dispatchBatchSize()));
                 tally.dispatched += claimed.size();
                 moreToDispatch = claimed.size() == settings.dispatchBatchSize();
                 List<Published> next;
@@ -198,9 +200,9 @@ public final class RelayEngine implements AutoCloseable {
             return;
         }
         long deadline = System.nanoTime() + publisher.confirmTimeoutMillis() * 1_000_000;
-        List<Dispatch> toComplete = new ArrayList<>();
-        List<Dispatch> refused = new ArrayList<>();
-        List<Dispatch> unsent = new ArrayList<>();
+        List<Claimed> toComplete = new ArrayList<>();
+        List<Claimed> refused = new ArrayList<>();
+        List<Claimed> unsent = new ArrayList<>();
         Map<UUID, String> causes = new HashMap<>();
         for (Published p : inFlight) {
             String failure;
@@ -214,7 +216,7 @@ public final class RelayEngine implements AutoCloseable {
                 p.abandon();
                 failure = Published.CONFIRM_TIMEOUT;
             }
-            Dispatch d = p.dispatch();
+            Claimed d = p.dispatch();
             if (failure == null) {
                 tally.confirmed++;
                 if (d.kind() == RouteKind.PUBLISH) {
@@ -245,22 +247,22 @@ public final class RelayEngine implements AutoCloseable {
         }
         List<RetryOutcome> outcomes = inTransaction(tx -> {
             if (!toComplete.isEmpty()) {
-                tally.completed += transitions.completePublished(tx, ids(toComplete, Dispatch::deliveryId), ids(toComplete, Dispatch::dispatchId))
+                tally.completed += transitions.completePublished(tx, ids(toComplete, Claimed::deliveryId), ids(toComplete, Claimed::dispatchId))
                         .size();
             }
             if (!unsent.isEmpty()) {
-                int released = transitions.releaseUnsent(tx, ids(unsent, Dispatch::deliveryId), ids(unsent, Dispatch::dispatchId)).size();
+                int released = transitions.releaseUnsent(tx, ids(unsent, Claimed::deliveryId), ids(unsent, Claimed::dispatchId)).size();
                 log.info("{} claimed delivery(ies) never reached the broker (connection lost): back to pending, the attempt not counted",
                         released);
             }
             List<RetryOutcome> changed = new ArrayList<>();
             // a queue that could not be declared says so in failure_reason; any other refusal is publish_failed
-            Map<Boolean, List<Dispatch>> byQueue = refused.stream()
+            Map<Boolean, List<Claimed>> byQueue = refused.stream()
                     .collect(Collectors.partitioningBy(d -> Published.QUEUE_DECLARE_FAILED.equals(causes.get(d.deliveryId()))));
-            for (Map.Entry<Boolean, List<Dispatch>> group : byQueue.entrySet()) {
+            for (Map.Entry<Boolean, List<Claimed>> group : byQueue.entrySet()) {
                 if (!group.getValue().isEmpty()) {
-                    changed.addAll(transitions.publishRefused(tx, ids(group.getValue(), Dispatch::deliveryId),
-                            ids(group.getValue(), Dispatch::dispatchId), group.getKey() ? Published.QUEUE_DECLARE_FAILED : "publish_failed"));
+                    changed.addAll(transitions.publishRefused(tx, ids(group.getValue(), Claimed::deliveryId),
+                            ids(group.getValue(), Claimed::dispatchId), group.getKey() ? Published.QUEUE_DECLARE_FAILED : "publish_failed"));
                 }
             }
             return changed;
@@ -271,7 +273,7 @@ public final class RelayEngine implements AutoCloseable {
         }
     }
 
-    private static UUID[] ids(List<Dispatch> dispatches, Function<Dispatch, UUID> id) {
+    private static UUID[] ids(List<Claimed> dispatches, Function<Claimed, UUID> id) {
         return dispatches.stream().map(id).toArray(UUID[]::new);
     }
 

@@ -1,10 +1,10 @@
 package dev.outbox.relay.internal;
 
 import com.rabbitmq.client.ConnectionFactory;
-import dev.outbox.api.Routes;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.ListenConnection;
 import dev.outbox.relay.QueueType;
+import dev.outbox.relay.Routes;
 import java.time.Clock;
 import java.time.Duration;
 import javax.sql.DataSource;

@@ -1,8 +1,7 @@
 /**
- * How the relay works, not an API: the relay's transitions as guarded jOOQ statements
- * ({@link dev.outbox.relay.internal.RelayTransitions}), the confirming AMQP publisher, the LISTEN
- * wake-ups, the pass that ties them together and the status queries. Classes here may change in any
- * release.
+ * How the relay works, not an API: the pass that ties the state machine's relay transitions
+ * ({@code dev.outbox.delivery.RelayTransitions}) to the confirming AMQP publisher and the LISTEN
+ * wake-ups, and the status queries. Classes here may change in any release.
  */
 @NullMarked
 package dev.outbox.relay.internal;

@@ -6,14 +6,16 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
-import dev.outbox.api.DeliveryMessage;
-import dev.outbox.api.Route;
-import dev.outbox.api.Routes;
+import dev.outbox.delivery.Claimed;
+import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.relay.Broker;
 import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.MutableClock;
 import dev.outbox.relay.Relay;
+import dev.outbox.relay.Route;
+import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
@@ -81,8 +83,8 @@ class CrashRecoveryIT {
     }
 
     /** What a relay commits before it publishes: routed and claimed. */
-    private List<Dispatch> routeAndClaim() {
-        RelayTransitions transitions = new RelayTransitions(db.tables(), routes, clock);
+    private List<Claimed> routeAndClaim() {
+        RelayTransitions transitions = new RelayTransitions(db.tables(), RouteTables.of(routes), clock);
         tables.dsl().transaction(tx -> transitions.route(tx.dsl(), 500, null));
         return tables.dsl().transactionResult(tx -> transitions.claim(tx.dsl(), 500));
     }
@@ -91,7 +93,7 @@ class CrashRecoveryIT {
     void aJobClaimedAndCommittedButNeverPublishedIsSentAfterItsTimeout() throws Exception {
         broker.purge(payments);
         UUID event = tables.record(new OrderCancelled(1)).get(0);
-        List<Dispatch> claimed = routeAndClaim(); // ... and the relay dies here
+        List<Claimed> claimed = routeAndClaim(); // ... and the relay dies here
         assertThat(claimed).hasSize(1);
         assertThat(broker.messageCount(payments)).isZero();
 
@@ -116,7 +118,7 @@ class CrashRecoveryIT {
     void aPublishConfirmedButNeverMarkedCompletedIsPublishedAgainAndCompleted() throws Exception {
         broker.purge(subscriber);
         UUID event = tables.record(new InvoiceSent(1)).get(0);
-        Dispatch claimed = routeAndClaim().get(0);
+        Claimed claimed = routeAndClaim().get(0);
         try (Channel ch = broker.newChannel()) { // the relay publishes, the broker confirms ...
             ch.confirmSelect();
             ch.basicPublish(exchange, "invoice.sent", true,

@@ -2,10 +2,12 @@ package dev.outbox.relay.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.api.Route;
-import dev.outbox.api.Routes;
+import dev.outbox.delivery.Claimed;
+import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.MutableClock;
+import dev.outbox.relay.Route;
+import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
@@ -24,7 +26,7 @@ class ReleaseUnsentIT {
 
     final MutableClock clock = MutableClock.startingNow();
     final RelayTransitions transitions = new RelayTransitions(db.tables(),
-            Routes.builder().route("order.cancelled", Route.job("refund", "refunds", List.of(), 120)).build(), clock);
+            RouteTables.of(Routes.builder().route("order.cancelled", Route.job("refund", "refunds", List.of(), 120)).build()), clock);
     Tables tables;
 
     @BeforeEach
@@ -33,10 +35,10 @@ class ReleaseUnsentIT {
         tables = new Tables(db);
     }
 
-    private Dispatch claimOne() {
+    private Claimed claimOne() {
         tables.record(new OrderCancelled(1));
         tables.dsl().transaction(tx -> transitions.route(tx.dsl(), 10, null));
-        List<Dispatch> claimed = tables.dsl().transactionResult(tx -> transitions.claim(tx.dsl(), 10));
+        List<Claimed> claimed = tables.dsl().transactionResult(tx -> transitions.claim(tx.dsl(), 10));
         assertThat(claimed).hasSize(1);
         return claimed.get(0);
     }
@@ -47,7 +49,7 @@ class ReleaseUnsentIT {
 
     @Test
     void releasesADispatchedDeliveryOfTheSameDispatchToPendingWithoutCountingTheAttempt() {
-        Dispatch d = claimOne();
+        Claimed d = claimOne();
         OutboxDeliveriesRecord before = tables.delivery(d.eventId());
 
         assertThat(release(d.deliveryId(), d.dispatchId())).containsExactly(d.deliveryId());
@@ -63,7 +65,7 @@ class ReleaseUnsentIT {
 
     @Test
     void changesNothingForAnotherDispatch() {
-        Dispatch d = claimOne();
+        Claimed d = claimOne();
 
         assertThat(release(d.deliveryId(), UUID.randomUUID())).isEmpty();
 
@@ -72,12 +74,12 @@ class ReleaseUnsentIT {
 
     @Test
     void changesNothingOnceTheDeliveryLeftDispatched() {
-        Dispatch d = claimOne();
+        Claimed d = claimOne();
         assertThat(release(d.deliveryId(), d.dispatchId())).hasSize(1);
 
         assertThat(release(d.deliveryId(), d.dispatchId())).isEmpty(); // pending now
 
-        Dispatch again = tables.dsl().transactionResult(tx -> transitions.claim(tx.dsl(), 10)).get(0);
+        Claimed again = tables.dsl().transactionResult(tx -> transitions.claim(tx.dsl(), 10)).get(0);
         tables.dsl().transaction(tx -> transitions.publishRefused(tx.dsl(), new UUID[] {again.deliveryId()},
                 new UUID[] {again.dispatchId()}));
         assertThat(tables.delivery(d.eventId()).getStatus()).isEqualTo(OutboxDeliveryStatus.failed);

@@ -3,12 +3,13 @@ package dev.outbox.relay.internal;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.api.Route;
-import dev.outbox.api.Routes;
+import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.Events.OrderPlaced;
 import dev.outbox.relay.MutableClock;
+import dev.outbox.relay.Route;
+import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.enums.OutboxRouteKind;
@@ -45,7 +46,7 @@ class RouteIT {
     }
 
     private RelayTransitions.Routed route(Routes routes, int limit) {
-        RelayTransitions transitions = new RelayTransitions(db.tables(), routes, clock);
+        RelayTransitions transitions = new RelayTransitions(db.tables(), RouteTables.of(routes), clock);
         return tables.dsl().transactionResult(tx -> transitions.route(tx.dsl(), limit, null));
     }
 
@@ -103,7 +104,7 @@ class RouteIT {
     void unroutableEventsAtTheHeadDoNotHoldBackLaterEvents() {
         tables.recordAll(List.of(new InvoiceSent(1), new InvoiceSent(2), new InvoiceSent(3)));
         UUID later = tables.record(new OrderCancelled(9)).get(0);
-        RelayTransitions transitions = new RelayTransitions(db.tables(), ROUTES, clock);
+        RelayTransitions transitions = new RelayTransitions(db.tables(), RouteTables.of(ROUTES), clock);
 
         RelayTransitions.Routed first = tables.dsl().transactionResult(tx -> transitions.route(tx.dsl(), 2, null));
         RelayTransitions.Routed second = tables.dsl().transactionResult(tx -> transitions.route(tx.dsl(), 2, first.lastSeen()));

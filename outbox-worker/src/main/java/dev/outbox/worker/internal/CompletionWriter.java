@@ -1,6 +1,7 @@
 package dev.outbox.worker.internal;
 
-import dev.outbox.api.internal.DeliveryLog;
+import dev.outbox.delivery.DeliveryLog;
+import dev.outbox.delivery.WorkerTransitions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

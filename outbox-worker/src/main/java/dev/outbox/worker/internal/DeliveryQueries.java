@@ -3,7 +3,7 @@ package dev.outbox.worker.internal;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
-import dev.outbox.api.internal.OutboxDsl;
+import dev.outbox.delivery.PlannedDsl;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import java.util.Collection;
@@ -20,7 +20,7 @@ final class DeliveryQueries {
     private final DSLContext db;
 
     DeliveryQueries(DSLContext dsl, OutboxTables tables) {
-        this.db = OutboxDsl.planned(dsl, tables);
+        this.db = PlannedDsl.planned(dsl, tables);
     }
 
     private DSLContext db() {

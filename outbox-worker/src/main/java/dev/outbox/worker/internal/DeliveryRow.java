@@ -1,6 +1,6 @@
 package dev.outbox.worker.internal;
 
-import dev.outbox.api.internal.RetryPolicy;
+import dev.outbox.delivery.RetryPolicy;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 

@@ -1,13 +1,14 @@
 package dev.outbox.worker.internal;
 
-import dev.outbox.api.DeliveryMessage;
 import dev.outbox.api.EventSerializer;
-import dev.outbox.api.MalformedMessageException;
-import dev.outbox.api.internal.DeliveryLog;
-import dev.outbox.api.internal.LogText;
-import dev.outbox.api.internal.RetryOutcome;
+import dev.outbox.delivery.DeliveryLog;
+import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.delivery.LogText;
+import dev.outbox.delivery.MalformedMessageException;
+import dev.outbox.delivery.RetryOutcome;
+import dev.outbox.delivery.WorkerTransitions.Dispatch;
+import dev.outbox.delivery.WorkerTransitions;
 import dev.outbox.worker.RetryableOutboxException;
-import dev.outbox.worker.internal.WorkerTransitions.Dispatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,0 +1,13 @@
+package dev.outbox.delivery;
+
+import java.util.UUID;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One delivery just claimed for dispatch (T2), with what its message needs.
+ *
+ * @param payload the event payload as JSON text, for publish routes only
+ */
+public record Claimed(UUID deliveryId, UUID eventId, UUID dispatchId, RouteKind kind, String jobType, String queue,
+        @Nullable String exchange, @Nullable String routingKey, int attempt, int retries, String eventType,
+        @Nullable String traceparent, @Nullable String tracestate, @Nullable String payload) {}

@@ -1,0 +1,99 @@
+package dev.outbox.delivery;
+
+import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
+
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import java.time.Clock;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.impl.DSL;
+import org.jooq.types.DayToSecond;
+
+/**
+ * The retry-or-fail transition shared by T3 (publish refused), T4 (timed out) and T6 (retryable
+ * error): one guarded UPDATE that sends a dispatched delivery back to pending with the next delay of
+ * its own snapshot, or to failed with the given reason when it has none left. It clears
+ * {@code dispatched_at} and {@code delivery_timeout_at} on a retry; {@code dispatch_id} stays, so a
+ * late result of the superseded dispatch still finds nothing to change.
+ *
+ * <p>Every statement includes {@code status = 'dispatched'} in its WHERE clause; a row in any other
+ * state is left alone and simply not returned.
+ */
+public final class DeliveryTransitions {
+
+    private static final Field<DayToSecond> ONE_SECOND = DSL.inline(new DayToSecond(0, 0, 0, 1));
+    private static final Pattern REASON = Pattern.compile("[a-z][a-z0-9_]{0,63}");
+
+    private final OutboxTables tables;
+    private final Clock clock;
+
+    public DeliveryTransitions(OutboxTables tables, Clock clock) {
+        this.tables = tables;
+        this.clock = clock;
+    }
+
+    /** The tables these transitions write to. */
+    public OutboxTables tables() {
+        return tables;
+    }
+
+    /** Now, in UTC, from the injected clock. */
+    public OffsetDateTime now() {
+        return OffsetDateTime.now(clock).withOffsetSameInstant(ZoneOffset.UTC);
+    }
+
+    /** Retry-or-fail of one dispatch, guarded by delivery id, status dispatched and dispatch id. */
+    public Optional<RetryOutcome> retryOrFail(DSLContext ctx, UUID deliveryId, UUID dispatchId, String exhaustedReason) {
+        List<RetryOutcome> changed = retryOrFail(ctx,
+                OUTBOX_DELIVERIES.ID.eq(deliveryId).and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(dispatchId)), exhaustedReason);
+        return changed.stream().findFirst();
+    }
+
+    /**
+     * Retry-or-fail of every dispatched delivery matching {@code guard} (combined with
+     * {@code status = 'dispatched'}); returns what changed. Dispatch ids are unique, so a batch can
+     * be guarded by {@code id = ANY(?) AND dispatch_id = ANY(?)}.
+     */
+    public List<RetryOutcome> retryOrFail(DSLContext ctx, Condition guard, String exhaustedReason) {
+        if (!REASON.matcher(exhaustedReason).matches()) {
+            throw new IllegalArgumentException("failure reason must be a safe code [a-z][a-z0-9_]*, got '" + exhaustedReason + "'");
+        }
+        OffsetDateTime now = now();
+        Condition willRetry = OUTBOX_DELIVERIES.ATTEMPTS.le(DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS));
+        Field<Integer> delay = DSL.arrayGet(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, OUTBOX_DELIVERIES.ATTEMPTS);
+        Field<OffsetDateTime> nowField = DSL.val(now);
+        return PlannedDsl.planned(ctx, tables)
+                .update(OUTBOX_DELIVERIES)
+                .set(OUTBOX_DELIVERIES.STATUS, DSL.when(willRetry, DSL.inline(OutboxDeliveryStatus.pending))
+                        .otherwise(DSL.inline(OutboxDeliveryStatus.failed)))
+                .set(OUTBOX_DELIVERIES.AVAILABLE_AT, DSL.when(willRetry, nowField.plus(ONE_SECOND.times(delay)))
+                        .otherwise(OUTBOX_DELIVERIES.AVAILABLE_AT))
+                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, DSL.when(willRetry, DSL.inline((OffsetDateTime) null))
+                        .otherwise(OUTBOX_DELIVERIES.DISPATCHED_AT))
+                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
+                .set(OUTBOX_DELIVERIES.FAILED_AT, DSL.when(willRetry, DSL.inline((OffsetDateTime) null)).otherwise(nowField))
+                .set(OUTBOX_DELIVERIES.FAILURE_REASON, DSL.when(willRetry, DSL.inline((String) null)).otherwise(DSL.val(exhaustedReason)))
+                .set(OUTBOX_DELIVERIES.UPDATED_AT, nowField)
+                .where(OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched))
+                .and(guard)
+                .returning(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.JOB_TYPE,
+                        OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.ATTEMPTS,
+                        OUTBOX_DELIVERIES.AVAILABLE_AT, OUTBOX_DELIVERIES.FAILURE_REASON)
+                .fetch()
+                .map(DeliveryTransitions::outcome);
+    }
+
+    private static RetryOutcome outcome(OutboxDeliveriesRecord r) {
+        return new RetryOutcome(r.getId(), r.getEventId(), r.getDispatchId(), r.getJobType(), r.getQueueName(),
+                PlannedDsl.status(r.getStatus()), r.getAttempts(), r.getAvailableAt(), r.getFailureReason());
+    }
+}

@@ -1,0 +1,123 @@
+package dev.outbox.delivery;
+
+import dev.outbox.api.OutboxDsl;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.mapping.OutboxRenderMapping;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.List;
+import org.jooq.Configuration;
+import org.jooq.DSLContext;
+import org.jooq.ExecuteContext;
+import org.jooq.ExecuteListener;
+import org.jooq.Query;
+import org.jooq.impl.DSL;
+import org.jooq.util.postgres.PostgresUtils;
+import org.postgresql.PGStatement;
+
+/** The relay's and worker's contexts for their hot statements, and the mapping of the generated status enum. */
+public final class PlannedDsl {
+
+    /** The key of {@link Configuration#data()} under which a planned configuration keeps its tables. */
+    private static final String PLANNED = PlannedDsl.class.getName() + ".planned";
+
+    private static final ExecuteListener ONE_SHOT = new OneShotStatements();
+
+    private PlannedDsl() {}
+
+    /**
+     * Like {@link OutboxDsl#mapped}, for the hot queries of relay and worker: values are sent as bind
+     * parameters, but pgjdbc never turns the statement into a server-side prepared statement (its
+     * prepare threshold is set to 0 on every statement of this context). So each execution is an
+     * unnamed statement that PostgreSQL plans with the actual values for the tables as they are (a
+     * custom plan). With pgjdbc's default, a statement becomes server-side prepared after five
+     * executions and PostgreSQL may then keep a generic plan made while the tables were empty (a
+     * sequential scan and hash join), which grows with the tables until an ANALYZE: measured as
+     * commit→completed p50 2.6 s instead of 0.12 s on fresh tables (docs/BENCHMARKS.md, "The planner
+     * trap"). Works on any pgjdbc connection, whatever DataSource or pool it came from.
+     *
+     * <p>A context that is already planned for the same tables (a transaction of a planned context)
+     * is returned as it is.
+     */
+    public static DSLContext planned(DSLContext ctx, OutboxTables tables) {
+        if (tables.equals(ctx.configuration().data(PLANNED))) {
+            return ctx;
+        }
+        Configuration configuration = ctx.configuration()
+                .derive(OutboxRenderMapping.apply(ctx.settings(), tables))
+                .deriveAppending(ONE_SHOT);
+        configuration.data(PLANNED, tables);
+        return DSL.using(configuration);
+    }
+
+    public static DeliveryStatus status(OutboxDeliveryStatus status) {
+        return switch (status) {
+            case pending -> DeliveryStatus.PENDING;
+            case dispatched -> DeliveryStatus.DISPATCHED;
+            case completed -> DeliveryStatus.COMPLETED;
+            case failed -> DeliveryStatus.FAILED;
+        };
+    }
+
+    public static OutboxDeliveryStatus status(DeliveryStatus status) {
+        return switch (status) {
+            case PENDING -> OutboxDeliveryStatus.pending;
+            case DISPATCHED -> OutboxDeliveryStatus.dispatched;
+            case COMPLETED -> OutboxDeliveryStatus.completed;
+            case FAILED -> OutboxDeliveryStatus.failed;
+        };
+    }
+
+    /**
+     * Sets pgjdbc's prepare threshold of every statement to 0: never server-side prepared, planned at
+     * each execution. And sends array values with no type of their own, so that PostgreSQL takes
+     * the type of the {@code cast(? as uuid[])} jOOQ renders around them: jOOQ binds an array as a
+     * string, which pgjdbc sends as {@code varchar}, and {@code cast($1::varchar as uuid[])} is then
+     * parsed again for every row it is compared with (measured: 2,000 rows against 500 ids, 4 s
+     * instead of 27 ms) where a typed parameter is converted once.
+     */
+    private static final class OneShotStatements implements ExecuteListener {
+
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void bindEnd(ExecuteContext ctx) {
+            String sql = ctx.sql();
+            Query query = ctx.query();
+            PreparedStatement statement = ctx.statement();
+            if (sql == null || query == null || statement == null || !sql.contains("[])")) {
+                return;
+            }
+            List<Object> values = query.getBindValues();
+            try {
+                // the driver's own statement: jOOQ's wrapper keeps the string type of its own binding
+                PreparedStatement target = statement.unwrap(PreparedStatement.class);
+                for (int i = 0; i < values.size(); i++) {
+                    if (values.get(i) instanceof Object[] array) {
+                        target.setObject(i + 1, PostgresUtils.toPGArrayString(array), Types.OTHER);
+                    }
+                }
+            } catch (SQLException e) {
+                throw new org.jooq.exception.DataAccessException("cannot bind an array", e);
+            }
+        }
+
+        @Override
+        public void prepareEnd(ExecuteContext ctx) {
+            Statement statement = ctx.statement();
+            if (statement == null) {
+                return;
+            }
+            try {
+                if (statement.isWrapperFor(PGStatement.class)) {
+                    statement.unwrap(PGStatement.class).setPrepareThreshold(0);
+                }
+            } catch (SQLException e) {
+                throw new org.jooq.exception.DataAccessException("cannot set the prepare threshold of a statement", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,335 @@
+package dev.outbox.relay.cli;
+
+import com.rabbitmq.client.ConnectionFactory;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.flyway.OutboxMigrations;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.DatabaseUnavailableException;
+import dev.outbox.relay.PassResult;
+import dev.outbox.relay.QueueType;
+import dev.outbox.relay.Relay;
+import dev.outbox.relay.RelayException;
+import dev.outbox.relay.RelayStatus;
+import dev.outbox.relay.Routes;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine;
+
+/**
+ * The relay service: {@code java -jar outbox-relay.jar relay|status|migrate}. Settings come from
+ * {@code OUTBOX_*} environment variables and an optional properties file ({@code --config}); the
+ * environment wins over the file. Exit codes: 0 done, 1 a fatal database or broker error, 2 a usage
+ * or configuration error; every failure is one line on stderr.
+ */
+@Command(name = "outbox-relay", mixinStandardHelpOptions = true, version = "outbox-relay 0.1.0",
+        description = "Routes outbox events into deliveries and publishes them to RabbitMQ.",
+        subcommands = {RelayCommand.RelayRun.class, RelayCommand.StatusRun.class, RelayCommand.MigrateRun.class,
+            CommandLine.HelpCommand.class})
+public final class RelayCommand implements Callable<Integer> {
+
+    static final int FATAL = 1;
+    static final int USAGE = 2;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "A properties file with OUTBOX_* settings; environment variables win over it.")
+    @Nullable Path config;
+
+    private final Map<String, String> env;
+
+    RelayCommand(Map<String, String> env) {
+        this.env = env;
+    }
+
+    public static void main(String[] args) {
+        configureLogging();
+        // a library thread's stack trace would print external messages (and many lines): its classes only
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) ->
+                System.err.println("outbox-relay: uncaught " + describe(e) + " in thread " + ServiceSettings.shown(thread.getName(), 80)));
+        System.exit(run(args, System.getenv(), new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line and returns the exit code. */
+    static int run(String[] args, Map<String, String> env, PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new RelayCommand(env));
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setParameterExceptionHandler((e, arguments) -> {
+            err.println("outbox-relay: " + ServiceSettings.shown(String.valueOf(e.getMessage()), 300) + " (see --help)");
+            return USAGE;
+        });
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            if (e instanceof ConfigException) {
+                err.println("outbox-relay: " + e.getMessage());
+                return USAGE;
+            }
+            if (e instanceof RelayException) {
+                err.println("outbox-relay: " + e.getMessage());
+                return FATAL;
+            }
+            err.println("outbox-relay: " + describe(e));
+            return FATAL;
+        });
+        return cli.execute(args);
+    }
+
+    @Override
+    public Integer call() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: relay, status or migrate");
+    }
+
+    ServiceSettings settings() {
+        return ServiceSettings.load(env, config);
+    }
+
+    /** One pass, or passes until SIGTERM/SIGINT with {@code --loop}. */
+    @Command(name = "relay", mixinStandardHelpOptions = true,
+            description = "Route, dispatch and publish, time out lost jobs: one pass, or until stopped with --loop.")
+    static final class RelayRun implements Callable<Integer> {
+
+        private static final Logger log = LoggerFactory.getLogger(RelayRun.class);
+
+        @ParentCommand
+        RelayCommand parent;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--loop", description = "Run passes until SIGTERM or SIGINT.")
+        boolean loop;
+
+        @Option(names = "--sleep", paramLabel = "N", defaultValue = "1",
+                description = "Seconds to sleep after a pass that found nothing to do (1..3600, default ${DEFAULT-VALUE}).")
+        int sleep;
+
+        @Override
+        public Integer call() {
+            if (sleep < 1 || sleep > 3600) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
+            }
+            ServiceSettings s = parent.settings();
+            String jdbcUrl = s.jdbcUrl();
+            ConnectionFactory amqp = s.amqp();
+            Routes routes = s.routes();
+            OutboxTables tables = s.tables();
+            QueueType queueType = s.queueType();
+            String channel = s.notifyChannel();
+            boolean pollOnly = s.pollOnly();
+            int routeBatchSize = s.routeBatchSize();
+            int dispatchBatchSize = s.dispatchBatchSize();
+            Duration confirmTimeout = Duration.ofSeconds(s.confirmTimeoutSeconds());
+            int maxInFlight = s.maxInFlight();
+            // a looping relay may start before the database is up: it waits for it as for any outage
+            try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false, loop)) {
+                try {
+                    Relay.requireTables(dataSource, tables);
+                } catch (DatabaseUnavailableException e) {
+                    if (!loop) {
+                        throw e;
+                    }
+                    // the loop rides the outage out; a table still missing then ends its first pass with one line
+                }
+                Relay.Builder builder = Relay.builder()
+                        .dataSource(dataSource)
+                        .connectionFactory(amqp)
+                        .listenConnection(() -> listenConnection(jdbcUrl, s.jdbcUser(), s.jdbcPassword()))
+                        .routes(routes)
+                        .tables(tables)
+                        .queueType(queueType)
+                        .notifyChannel(channel)
+                        .pollOnly(pollOnly)
+                        .sleep(Duration.ofSeconds(sleep))
+                        .routeBatchSize(routeBatchSize)
+                        .dispatchBatchSize(dispatchBatchSize)
+                        .confirmTimeout(confirmTimeout)
+                        .maxInFlight(maxInFlight);
+                try (Relay relay = builder.build()) {
+                    if (!loop) {
+                        PassResult result = relay.runOnce();
+                        log.info("pass done: {} event(s) routed, {} delivery(ies) dispatched, {} confirmed, {} refused, {} timed out",
+                                result.routedEvents(), result.dispatched(), result.confirmed(), result.publishFailed(), result.timedOut());
+                        return 0;
+                    }
+                    Signals.onTermination(relay::stop);
+                    relay.runLoop();
+                    return 0;
+                }
+            }
+        }
+    }
+
+    /** Prints the current state as a table; changes nothing. */
+    @Command(name = "status", mixinStandardHelpOptions = true,
+            description = "Print deliveries per queue and status, the oldest ready delivery, unrouted events and failures by reason.")
+    static final class StatusRun implements Callable<Integer> {
+
+        @ParentCommand
+        RelayCommand parent;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            ServiceSettings s = parent.settings();
+            String jdbcUrl = s.jdbcUrl();
+            OutboxTables tables = s.tables();
+            try (HikariDataSource dataSource = dataSource(s, jdbcUrl, true)) {
+                RelayStatus status;
+                try {
+                    status = RelayStatus.read(dataSource, tables, Clock.systemUTC());
+                } catch (org.jooq.exception.DataAccessException e) {
+                    throw new RelayException("database error (" + describe(e) + ")", e);
+                }
+                spec.commandLine().getOut().print(status.toTable());
+                spec.commandLine().getOut().flush();
+                return 0;
+            }
+        }
+    }
+
+    /** Applies the outbox migrations. */
+    @Command(name = "migrate", mixinStandardHelpOptions = true,
+            description = "Apply the outbox migrations (for deployments where the relay owns them).")
+    static final class MigrateRun implements Callable<Integer> {
+
+        @ParentCommand
+        RelayCommand parent;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            ServiceSettings s = parent.settings();
+            String jdbcUrl = s.jdbcUrl();
+            OutboxTables tables = s.tables();
+            try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false)) {
+                MigrateResult result;
+                try {
+                    result = OutboxMigrations.migrate(dataSource, tables);
+                } catch (RuntimeException e) {
+                    throw new RelayException("migration failed (" + describe(e) + ")", e);
+                }
+                spec.commandLine().getOut().println("applied " + result.migrationsExecuted + " migration(s) to schema " + tables.schema());
+                spec.commandLine().getOut().flush();
+                return 0;
+            }
+        }
+    }
+
+    static HikariDataSource dataSource(ServiceSettings s, String jdbcUrl, boolean readOnly) {
+        return dataSource(s, jdbcUrl, readOnly, false);
+    }
+
+    /** With {@code lazy}, the pool is created even while the database is down (it connects when asked). */
+    static HikariDataSource dataSource(ServiceSettings s, String jdbcUrl, boolean readOnly, boolean lazy) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        if (s.jdbcUser() != null) {
+            config.setUsername(s.jdbcUser());
+        }
+        if (s.jdbcPassword() != null) {
+            config.setPassword(s.jdbcPassword());
+        }
+        config.setPoolName(readOnly ? "outbox-status" : "outbox-relay");
+        config.setMaximumPoolSize(readOnly ? 1 : 4);
+        config.setMinimumIdle(1);
+        config.setReadOnly(readOnly);
+        config.setConnectionTimeout(10_000);
+        if (lazy) {
+            config.setInitializationFailTimeout(-1);
+        }
+        try {
+            return new HikariDataSource(config);
+        } catch (RuntimeException e) {
+            throw new RelayException("database unreachable (" + describe(e) + ")", e);
+        }
+    }
+
+    static Connection listenConnection(String jdbcUrl, @Nullable String user, @Nullable String password) {
+        Properties props = new Properties();
+        if (user != null) {
+            props.setProperty("user", user);
+        }
+        if (password != null) {
+            props.setProperty("password", password);
+        }
+        try {
+            return DriverManager.getConnection(jdbcUrl, props);
+        } catch (SQLException e) {
+            throw new RelayException("cannot open the LISTEN connection (" + e.getClass().getSimpleName() + ")", e);
+        }
+    }
+
+    /**
+     * The class of the exception and of its innermost cause, and the SQL state of the first
+     * {@link SQLException} among them: external messages may hold secrets or data, never printed.
+     */
+    static String describe(Throwable e) {
+        Throwable t = e;
+        String sqlState = null;
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            t = c;
+            if (sqlState == null && c instanceof SQLException sql && sql.getSQLState() != null
+                    && sql.getSQLState().matches("[0-9A-Z]{5}")) {
+                sqlState = sql.getSQLState();
+            }
+        }
+        String classes = t == e ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + t.getClass().getSimpleName();
+        return sqlState == null ? classes : classes + ", SQL state " + sqlState + hint(sqlState);
+    }
+
+    /** What the SQL states an operator meets at start-up mean, in the terms of the settings. */
+    private static String hint(String sqlState) {
+        return switch (sqlState) {
+            case "28P01", "28000" -> ": the login was refused, check OUTBOX_JDBC_USER and OUTBOX_JDBC_PASSWORD";
+            case "3D000" -> ": the database named in OUTBOX_JDBC_URL does not exist";
+            case "42501" -> ": the database user lacks a privilege (on the schema or the outbox tables)";
+            default -> "";
+        };
+    }
+
+    /** The PostgreSQL driver logs through java.util.logging, with whole URLs (and their passwords): held here, and off. */
+    private static final java.util.logging.Logger PGJDBC_LOG = java.util.logging.Logger.getLogger("org.postgresql");
+
+    private static void configureLogging() {
+        PGJDBC_LOG.setLevel(java.util.logging.Level.OFF);
+        // a refused login or a closed socket is reported by the relay in one line of its own
+        defaultProperty("org.slf4j.simpleLogger.log.com.rabbitmq.client.impl.ForgivingExceptionHandler", "error");
+        defaultProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
+        defaultProperty("org.slf4j.simpleLogger.showShortLogName", "true");
+        defaultProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "error"); // outages are logged by the relay, once
+        defaultProperty("org.slf4j.simpleLogger.log.org.flywaydb", "warn");
+        defaultProperty("org.slf4j.simpleLogger.log.org.jooq", "warn");
+    }
+
+    private static void defaultProperty(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
+    }
+}

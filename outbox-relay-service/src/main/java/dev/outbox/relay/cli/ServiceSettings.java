@@ -1,0 +1,358 @@
+package dev.outbox.relay.cli;
+
+import com.rabbitmq.client.ConnectionFactory;
+import dev.outbox.api.NotifyChannels;
+import dev.outbox.api.Outbox;
+import dev.outbox.delivery.amqp.AmqpAddress;
+import dev.outbox.delivery.amqp.AmqpFactories;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.InvalidRouteException;
+import dev.outbox.relay.QueueType;
+import dev.outbox.relay.Routes;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The settings of the relay service: {@code OUTBOX_*} environment variables over an optional
+ * properties file with the same keys (the environment wins). Each getter checks its setting and
+ * throws a {@link ConfigException} naming it; secrets are never echoed.
+ */
+final class ServiceSettings {
+
+    static final String JDBC_URL = "OUTBOX_JDBC_URL";
+    static final String JDBC_USER = "OUTBOX_JDBC_USER";
+    static final String JDBC_PASSWORD = "OUTBOX_JDBC_PASSWORD";
+    static final String AMQP_URI = "OUTBOX_AMQP_URI";
+    static final String ROUTES_FILE = "OUTBOX_ROUTES_FILE";
+    static final String SCHEMA = "OUTBOX_SCHEMA";
+    static final String EVENTS_TABLE = "OUTBOX_EVENTS_TABLE";
+    static final String DELIVERIES_TABLE = "OUTBOX_DELIVERIES_TABLE";
+    static final String QUEUE_TYPE = "OUTBOX_QUEUE_TYPE";
+    static final String NOTIFY_CHANNEL = "OUTBOX_NOTIFY_CHANNEL";
+    static final String POLL_ONLY = "OUTBOX_POLL_ONLY";
+    static final String ROUTE_BATCH_SIZE = "OUTBOX_ROUTE_BATCH_SIZE";
+    static final String DISPATCH_BATCH_SIZE = "OUTBOX_DISPATCH_BATCH_SIZE";
+    static final String CONFIRM_TIMEOUT_SECONDS = "OUTBOX_CONFIRM_TIMEOUT_SECONDS";
+    static final String MAX_IN_FLIGHT = "OUTBOX_MAX_IN_FLIGHT";
+
+    static final Set<String> KEYS = Set.of(JDBC_URL, JDBC_USER, JDBC_PASSWORD, AMQP_URI, ROUTES_FILE, SCHEMA, EVENTS_TABLE,
+            DELIVERIES_TABLE, QUEUE_TYPE, NOTIFY_CHANNEL, POLL_ONLY, ROUTE_BATCH_SIZE, DISPATCH_BATCH_SIZE, CONFIRM_TIMEOUT_SECONDS,
+            MAX_IN_FLIGHT);
+
+    /** The longest value of any setting, in characters. */
+    static final int MAX_VALUE_LENGTH = 4096;
+    /** The largest {@code --config} file, in bytes. */
+    static final int MAX_FILE_BYTES = 1 << 20;
+    /**
+     * {@code OUTBOX_*} variables of the project's own build and tests ({@code OUTBOX_TEST_JDBC_URL},
+     * {@code OUTBOX_CODEGEN_JDBC_URL}, ...), which a relay started from a test inherits: never read, never refused.
+     */
+    static final List<String> FOREIGN_PREFIXES = List.of("OUTBOX_TEST_", "OUTBOX_CODEGEN_");
+    /** The variables Kubernetes gives every pod for a Service named {@code outbox} or {@code outbox-...}, after the name. */
+    private static final Pattern SERVICE_LINK =
+            Pattern.compile("SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?");
+    private static final Pattern FILE_KEY = Pattern.compile("OUTBOX_[A-Z0-9_]+");
+
+    private final Map<String, String> values;
+
+    private ServiceSettings(Map<String, String> values) {
+        this.values = values;
+    }
+
+    /**
+     * The settings of {@code file} (when given) overridden by those of {@code env}. An unknown
+     * {@code OUTBOX_*} key is refused in both, naming the nearest known key, except in the environment
+     * the keys of {@link #FOREIGN_PREFIXES} and Kubernetes' service links.
+     */
+    static ServiceSettings load(Map<String, String> env, @Nullable Path file) {
+        Map<String, String> values = new LinkedHashMap<>();
+        if (file != null) {
+            values.putAll(readFile(file));
+        }
+        for (String key : new TreeSet<>(env.keySet())) {
+            if (key.startsWith("OUTBOX_") && !KEYS.contains(key) && !isForeign(key, env.keySet())) {
+                throw new ConfigException(shown(key, 64), "unknown setting in the environment; the nearest known one is "
+                        + nearest(key) + " (a list is in the README)");
+            }
+        }
+        for (String key : KEYS) {
+            String value = env.get(key);
+            if (value != null) {
+                values.put(key, value.trim());
+            }
+        }
+        values.forEach((key, value) -> {
+            if (value.length() > MAX_VALUE_LENGTH) {
+                throw new ConfigException(key, "is longer than " + MAX_VALUE_LENGTH + " characters");
+            }
+        });
+        return new ServiceSettings(values);
+    }
+
+    /**
+     * {@code KEY=VALUE} lines, {@code #} or {@code !} comments and blank lines; values are taken as
+     * they are (trimmed; no escapes, no continuation lines). A bad line is named by its number, never
+     * shown: it may hold a secret.
+     */
+    private static Map<String, String> readFile(Path file) {
+        String text;
+        try {
+            if (Files.size(file) > MAX_FILE_BYTES) {
+                throw new ConfigException("--config", file + " is larger than " + MAX_FILE_BYTES / 1024 + " KiB");
+            }
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("--config", "no such file " + file);
+        } catch (CharacterCodingException e) {
+            throw new ConfigException("--config", "cannot read " + file + " (not UTF-8 text)");
+        } catch (IOException e) {
+            throw new ConfigException("--config", "cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
+        }
+        if (text.startsWith("\uFEFF")) {
+            text = text.substring(1);
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        String[] lines = text.split("\r\n|\r|\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i].strip();
+            if (line.isEmpty() || line.startsWith("#") || line.startsWith("!")) {
+                continue;
+            }
+            int eq = line.indexOf('=');
+            String key = eq < 0 ? "" : line.substring(0, eq).strip();
+            if (!FILE_KEY.matcher(key).matches()) {
+                throw new ConfigException("--config", file + " line " + (i + 1)
+                        + ": not a setting, expected OUTBOX_NAME=value (the line is not shown: it may hold a secret)");
+            }
+            if (!KEYS.contains(key)) {
+                throw new ConfigException(shown(key, 64), "unknown setting in " + file + " line " + (i + 1) + "; the nearest known one is "
+                        + nearest(key) + " (a list is in the README)");
+            }
+            if (values.containsKey(key)) {
+                throw new ConfigException(key, "is given twice in " + file + " (again on line " + (i + 1) + ")");
+            }
+            values.put(key, line.substring(eq + 1).strip());
+        }
+        return values;
+    }
+
+    /** A key of the project's build and tests, or one of Kubernetes' service links (whose {@code *_SERVICE_HOST} is present too). */
+    static boolean isForeign(String key, Set<String> env) {
+        if (FOREIGN_PREFIXES.stream().anyMatch(key::startsWith)) {
+            return true;
+        }
+        for (int i = key.indexOf('_'); i > 0; i = key.indexOf('_', i + 1)) {
+            String service = key.substring(0, i);
+            String suffix = key.substring(i + 1);
+            if (SERVICE_LINK.matcher(suffix).matches()
+                    && (suffix.equals("SERVICE_HOST") ? env.contains(service + "_SERVICE_PORT") : env.contains(service + "_SERVICE_HOST"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The known key nearest to {@code key} by edit distance (the first in alphabetical order on a tie). */
+    static String nearest(String key) {
+        String best = "";
+        int bestDistance = Integer.MAX_VALUE;
+        for (String known : new TreeSet<>(KEYS)) {
+            int d = distance(key, known);
+            if (d < bestDistance) {
+                best = known;
+                bestDistance = d;
+            }
+        }
+        return best;
+    }
+
+    private static int distance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
+    }
+
+    /** A value that holds no secret, fit for a message: at most {@code max} characters, control characters as {@code ?}. */
+    static String shown(String value, int max) {
+        String bounded = value.length() > max ? value.substring(0, max) + "..." : value;
+        StringBuilder out = new StringBuilder(bounded.length());
+        bounded.codePoints().forEach(c -> out.appendCodePoint(Character.isISOControl(c) || Character.getType(c) == Character.FORMAT ? '?' : c));
+        return out.toString();
+    }
+
+    private @Nullable String get(String key) {
+        String value = values.get(key);
+        return value == null || value.isEmpty() ? null : value;
+    }
+
+    String jdbcUrl() {
+        String url = get(JDBC_URL);
+        if (url == null) {
+            throw new ConfigException(JDBC_URL, "is required (e.g. jdbc:postgresql://db:5432/app)");
+        }
+        if (!url.startsWith("jdbc:postgresql:")) {
+            throw new ConfigException(JDBC_URL, "must be a PostgreSQL JDBC URL starting with jdbc:postgresql:");
+        }
+        // the driver's own reading, so that what passes here is what it connects to; the URL may hold a password: never shown
+        Properties parsed = org.postgresql.Driver.parseURL(url, null);
+        if (parsed == null) {
+            throw new ConfigException(JDBC_URL, "cannot be read by the PostgreSQL driver (expected jdbc:postgresql://host:5432/database;"
+                    + " the URL is not shown: it may hold a password)");
+        }
+        if (parsed.getProperty("PGHOST", "").isEmpty()) {
+            throw new ConfigException(JDBC_URL, "names no host (expected jdbc:postgresql://host:5432/database)");
+        }
+        if (parsed.getProperty("PGDBNAME", "").isEmpty()) {
+            throw new ConfigException(JDBC_URL, "names no database (expected jdbc:postgresql://host:5432/database)");
+        }
+        return url;
+    }
+
+    @Nullable String jdbcUser() {
+        return get(JDBC_USER);
+    }
+
+    @Nullable String jdbcPassword() {
+        return get(JDBC_PASSWORD);
+    }
+
+    ConnectionFactory amqp() {
+        String uri = get(AMQP_URI);
+        if (uri == null) {
+            throw new ConfigException(AMQP_URI, "is required (e.g. amqp://user:password@rabbit:5672/%2F)");
+        }
+        try {
+            return AmqpFactories.of(AmqpAddress.parse(uri, AMQP_URI));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e); // names OUTBOX_AMQP_URI, never repeats the URI
+        }
+    }
+
+    Routes routes() {
+        String file = get(ROUTES_FILE);
+        if (file == null) {
+            throw new ConfigException(ROUTES_FILE, "is required (a .yaml, .yml or .json routes file)");
+        }
+        try {
+            return Routes.fromFile(Path.of(file));
+        } catch (InvalidRouteException | IllegalArgumentException e) {
+            throw new ConfigException(ROUTES_FILE, String.valueOf(e.getMessage()));
+        }
+    }
+
+    OutboxTables tables() {
+        OutboxTables tables = OutboxTables.defaults();
+        tables = name(tables, SCHEMA, t -> t.withSchema(get(SCHEMA)));
+        tables = name(tables, EVENTS_TABLE, t -> t.withEvents(get(EVENTS_TABLE)));
+        tables = name(tables, DELIVERIES_TABLE, t -> t.withDeliveries(get(DELIVERIES_TABLE)));
+        return tables;
+    }
+
+    private OutboxTables name(OutboxTables tables, String key, java.util.function.UnaryOperator<OutboxTables> change) {
+        if (get(key) == null) {
+            return tables;
+        }
+        try {
+            return change.apply(tables);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(key, "must be a lower-case identifier [a-z_][a-z0-9_]* (at most 63 characters for a schema, 40 for a table)"
+                    + " and the table names must differ");
+        }
+    }
+
+    QueueType queueType() {
+        String value = get(QUEUE_TYPE);
+        if (value == null) {
+            return QueueType.CLASSIC;
+        }
+        return switch (value.toLowerCase(Locale.ROOT)) {
+            case "classic" -> QueueType.CLASSIC;
+            case "quorum" -> QueueType.QUORUM;
+            default -> throw new ConfigException(QUEUE_TYPE, "must be classic or quorum, got '" + shown(value, 40) + "'");
+        };
+    }
+
+    String notifyChannel() {
+        String value = get(NOTIFY_CHANNEL);
+        if (value == null) {
+            return Outbox.DEFAULT_NOTIFY_CHANNEL;
+        }
+        if (!NotifyChannels.isValid(value)) {
+            throw new ConfigException(NOTIFY_CHANNEL, "must be " + NotifyChannels.RULE + ", got '" + shown(value, 80) + "'");
+        }
+        return value;
+    }
+
+    boolean pollOnly() {
+        String value = get(POLL_ONLY);
+        if (value == null) {
+            return false;
+        }
+        return switch (value.toLowerCase(Locale.ROOT)) {
+            case "true", "yes", "1" -> true;
+            case "false", "no", "0" -> false;
+            default -> throw new ConfigException(POLL_ONLY, "must be true or false, got '" + shown(value, 40) + "'");
+        };
+    }
+
+    int routeBatchSize() {
+        return integer(ROUTE_BATCH_SIZE, 500, 1, 10_000);
+    }
+
+    int dispatchBatchSize() {
+        return integer(DISPATCH_BATCH_SIZE, 500, 1, 10_000);
+    }
+
+    int confirmTimeoutSeconds() {
+        return integer(CONFIRM_TIMEOUT_SECONDS, 30, 1, 3_600);
+    }
+
+    int maxInFlight() {
+        return integer(MAX_IN_FLIGHT, 2_000, 1, 100_000);
+    }
+
+    private int integer(String key, int fallback, int min, int max) {
+        String value = get(key);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            int n = Integer.parseInt(value);
+            if (n >= min && n <= max) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ConfigException(key, "must be a whole number from " + min + " to " + max + ", got '" + shown(value, 40) + "'");
+    }
+}

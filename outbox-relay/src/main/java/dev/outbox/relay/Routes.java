@@ -1,0 +1,144 @@
+package dev.outbox.relay;
+
+import dev.outbox.api.Names;
+import dev.outbox.delivery.LogText;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * For each event type, the non-empty list of its {@link Route}s. Built in code or loaded from a
+ * routes file (YAML or JSON) so that a standalone relay needs none of the application's classes.
+ *
+ * <pre>{@code
+ * Routes routes = Routes.builder()
+ *     .job("order.placed", "send-confirmation", "emails", List.of(5, 30), 300)
+ *     .publish("order.placed", "order-events", "orders", "order.placed", List.of(5), 60)
+ *     .build();
+ * }</pre>
+ *
+ * <p>Invalid routes are refused when built: {@link Route}'s own checks name the field, and
+ * {@link Builder#job}, {@link Builder#publish} and the routes file add the event type (and the
+ * file's path) to the message.
+ */
+public final class Routes {
+
+    private final Map<String, List<Route>> byEventType;
+
+    private Routes(Map<String, List<Route>> byEventType) {
+        this.byEventType = Map.copyOf(byEventType);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Reads a routes file; the format follows the extension ({@code .yaml}/{@code .yml} or
+     * {@code .json}). See {@link RoutesFile} for the format.
+     *
+     * @throws InvalidRouteException naming the line or path of the problem
+     */
+    public static Routes fromFile(Path file) {
+        return RoutesFile.read(file);
+    }
+
+    /** The routes of {@code eventType}; empty when it has none (its events stay unrouted). */
+    public List<Route> of(String eventType) {
+        return byEventType.getOrDefault(eventType, List.of());
+    }
+
+    /** Every event type with routes. */
+    public Set<String> eventTypes() {
+        return byEventType.keySet();
+    }
+
+    /** Every route of every event type. */
+    public List<Route> all() {
+        return byEventType.values().stream().flatMap(List::stream).toList();
+    }
+
+    @Override
+    public String toString() {
+        return "Routes" + byEventType;
+    }
+
+    /**
+     * Collects routes per event type; refuses, naming the event type and the field, an invalid route,
+     * an empty list and a route given twice (same job type and queue).
+     */
+    public static final class Builder {
+        private final Map<String, List<Route>> routes = new LinkedHashMap<>();
+
+        private Builder() {}
+
+        /**
+         * Adds a job route of {@code eventType}, checked here: an invalid field is refused with an
+         * {@link InvalidRouteException} naming the event type and the field.
+         */
+        public Builder job(String eventType, String jobType, String queue, List<Integer> retryDelaysSeconds, int deliveryTimeoutSeconds) {
+            checkEventType(eventType);
+            Route route;
+            try {
+                route = Route.job(jobType, queue, retryDelaysSeconds, deliveryTimeoutSeconds);
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new InvalidRouteException("event type '" + eventType + "': invalid job route: " + e.getMessage(), e);
+            }
+            return route(eventType, List.of(route));
+        }
+
+        /**
+         * Adds a publish route of {@code eventType}, checked here: an invalid field is refused with an
+         * {@link InvalidRouteException} naming the event type and the field.
+         */
+        public Builder publish(String eventType, String name, String exchange, String routingKey, List<Integer> retryDelaysSeconds,
+                int deliveryTimeoutSeconds) {
+            checkEventType(eventType);
+            Route route;
+            try {
+                route = Route.publish(name, exchange, routingKey, retryDelaysSeconds, deliveryTimeoutSeconds);
+            } catch (IllegalArgumentException | NullPointerException e) {
+                throw new InvalidRouteException("event type '" + eventType + "': invalid publish route: " + e.getMessage(), e);
+            }
+            return route(eventType, List.of(route));
+        }
+
+        /** Adds routes of {@code eventType}. */
+        public Builder route(String eventType, Route... routes) {
+            return route(eventType, List.of(routes));
+        }
+
+        /** Adds routes of {@code eventType}. */
+        public Builder route(String eventType, List<Route> routes) {
+            checkEventType(eventType);
+            if (routes.isEmpty()) {
+                throw new InvalidRouteException("event type '" + eventType + "': the list of routes must not be empty");
+            }
+            List<Route> list = this.routes.computeIfAbsent(eventType, k -> new java.util.ArrayList<>());
+            for (Route route : routes) {
+                for (Route existing : list) {
+                    if (existing.jobType().equals(route.jobType()) && existing.queue().equals(route.queue())) {
+                        throw new InvalidRouteException("event type '" + eventType + "': route (jobType " + route.jobType() + ", queue "
+                                + LogText.of(route.queue()) + ") is given twice");
+                    }
+                }
+                list.add(route);
+            }
+            return this;
+        }
+
+        public Routes build() {
+            Map<String, List<Route>> copy = new LinkedHashMap<>();
+            routes.forEach((type, list) -> copy.put(type, List.copyOf(list)));
+            return new Routes(copy);
+        }
+
+        private static void checkEventType(String eventType) {
+            if (eventType == null || !Names.isStableName(eventType)) {
+                throw new InvalidRouteException("event type '" + LogText.of(eventType) + "': an event type must match " + Names.STABLE_NAME.pattern());
+            }
+        }
+    }
+}
