@@ -11,12 +11,12 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.regex.Pattern;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.impl.DSL;
 import org.jooq.types.DayToSecond;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The retry-or-fail transition shared by T3 (publish refused), T4 (timed out) and T6 (retryable
@@ -31,7 +31,6 @@ import org.jooq.types.DayToSecond;
 public final class DeliveryTransitions {
 
     private static final Field<DayToSecond> ONE_SECOND = DSL.inline(new DayToSecond(0, 0, 0, 1));
-    private static final Pattern REASON = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
     private final OutboxTables tables;
     private final Clock clock;
@@ -51,8 +50,32 @@ public final class DeliveryTransitions {
         return OffsetDateTime.now(clock).withOffsetSameInstant(ZoneOffset.UTC);
     }
 
+    /**
+     * T5, completed, for a group of dispatches in one statement: dispatched → completed, guarded by
+     * {@code status = 'dispatched' AND id = ANY(?) AND dispatch_id = ANY(?)} (dispatch ids are unique,
+     * so a row matches only with its own dispatch). The worker's completion of a job and the relay's
+     * completion of a confirmed publish route are this one statement. Returns the ids it completed.
+     */
+    public List<UUID> complete(DSLContext ctx, UUID[] deliveryIds, UUID[] dispatchIds) {
+        if (deliveryIds.length == 0) {
+            return List.of();
+        }
+        OffsetDateTime now = now();
+        return PlannedDsl.planned(ctx, tables)
+                .update(OUTBOX_DELIVERIES)
+                .set(OUTBOX_DELIVERIES.STATUS, DSL.inline(OutboxDeliveryStatus.completed))
+                .set(OUTBOX_DELIVERIES.COMPLETED_AT, now)
+                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
+                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                .where(OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.dispatched)))
+                .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds)))
+                .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
+                .returningResult(OUTBOX_DELIVERIES.ID)
+                .fetch(OUTBOX_DELIVERIES.ID);
+    }
+
     /** Retry-or-fail of one dispatch, guarded by delivery id, status dispatched and dispatch id. */
-    public Optional<RetryOutcome> retryOrFail(DSLContext ctx, UUID deliveryId, UUID dispatchId, String exhaustedReason) {
+    public Optional<RetryOutcome> retryOrFail(DSLContext ctx, UUID deliveryId, UUID dispatchId, FailureReason exhaustedReason) {
         List<RetryOutcome> changed = retryOrFail(ctx,
                 OUTBOX_DELIVERIES.ID.eq(deliveryId).and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(dispatchId)), exhaustedReason);
         return changed.stream().findFirst();
@@ -63,10 +86,7 @@ public final class DeliveryTransitions {
      * {@code status = 'dispatched'}); returns what changed. Dispatch ids are unique, so a batch can
      * be guarded by {@code id = ANY(?) AND dispatch_id = ANY(?)}.
      */
-    public List<RetryOutcome> retryOrFail(DSLContext ctx, Condition guard, String exhaustedReason) {
-        if (!REASON.matcher(exhaustedReason).matches()) {
-            throw new IllegalArgumentException("failure reason must be a safe code [a-z][a-z0-9_]*, got '" + exhaustedReason + "'");
-        }
+    public List<RetryOutcome> retryOrFail(DSLContext ctx, Condition guard, FailureReason exhaustedReason) {
         OffsetDateTime now = now();
         Condition willRetry = OUTBOX_DELIVERIES.ATTEMPTS.le(DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS));
         Field<Integer> delay = DSL.arrayGet(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, OUTBOX_DELIVERIES.ATTEMPTS);
@@ -81,7 +101,7 @@ public final class DeliveryTransitions {
                         .otherwise(OUTBOX_DELIVERIES.DISPATCHED_AT))
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
                 .set(OUTBOX_DELIVERIES.FAILED_AT, DSL.when(willRetry, DSL.inline((OffsetDateTime) null)).otherwise(nowField))
-                .set(OUTBOX_DELIVERIES.FAILURE_REASON, DSL.when(willRetry, DSL.inline((String) null)).otherwise(DSL.val(exhaustedReason)))
+                .set(OUTBOX_DELIVERIES.FAILURE_REASON, DSL.when(willRetry, DSL.inline((String) null)).otherwise(DSL.val(exhaustedReason.code())))
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, nowField)
                 .where(OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched))
                 .and(guard)
@@ -94,6 +114,13 @@ public final class DeliveryTransitions {
 
     private static RetryOutcome outcome(OutboxDeliveriesRecord r) {
         return new RetryOutcome(r.getId(), r.getEventId(), r.getDispatchId(), r.getJobType(), r.getQueueName(),
-                PlannedDsl.status(r.getStatus()), r.getAttempts(), r.getAvailableAt(), r.getFailureReason());
+                r.getStatus(), r.getAttempts(), r.getAvailableAt(), reason(r.getFailureReason()));
+    }
+
+    private static @Nullable FailureReason reason(@Nullable String code) {
+        if (code == null) {
+            return null;
+        }
+        return FailureReason.ofCode(code).orElseThrow(() -> new IllegalStateException("a failure reason this version does not write: " + code));
     }
 }

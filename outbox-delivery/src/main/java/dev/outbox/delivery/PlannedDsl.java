@@ -2,7 +2,6 @@ package dev.outbox.delivery;
 
 import dev.outbox.api.OutboxDsl;
 import dev.outbox.flyway.OutboxTables;
-import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -18,7 +17,7 @@ import org.jooq.impl.DSL;
 import org.jooq.util.postgres.PostgresUtils;
 import org.postgresql.PGStatement;
 
-/** The relay's and worker's contexts for their hot statements, and the mapping of the generated status enum. */
+/** The relay's and worker's contexts for their hot statements. */
 public final class PlannedDsl {
 
     /** The key of {@link Configuration#data()} under which a planned configuration keeps its tables. */
@@ -51,24 +50,6 @@ public final class PlannedDsl {
                 .deriveAppending(ONE_SHOT);
         configuration.data(PLANNED, tables);
         return DSL.using(configuration);
-    }
-
-    public static DeliveryStatus status(OutboxDeliveryStatus status) {
-        return switch (status) {
-            case pending -> DeliveryStatus.PENDING;
-            case dispatched -> DeliveryStatus.DISPATCHED;
-            case completed -> DeliveryStatus.COMPLETED;
-            case failed -> DeliveryStatus.FAILED;
-        };
-    }
-
-    public static OutboxDeliveryStatus status(DeliveryStatus status) {
-        return switch (status) {
-            case PENDING -> OutboxDeliveryStatus.pending;
-            case DISPATCHED -> OutboxDeliveryStatus.dispatched;
-            case COMPLETED -> OutboxDeliveryStatus.completed;
-            case FAILED -> OutboxDeliveryStatus.failed;
-        };
     }
 
     /**

@@ -44,7 +44,6 @@ public final class RelayTransitions {
     private static final Field<DayToSecond> ONE_SECOND = DSL.inline(new DayToSecond(0, 0, 0, 1));
     private static final Field<OutboxDeliveryStatus> PENDING = DSL.inline(OutboxDeliveryStatus.pending);
     private static final Field<OutboxDeliveryStatus> DISPATCHED = DSL.inline(OutboxDeliveryStatus.dispatched);
-    private static final Field<OutboxDeliveryStatus> COMPLETED = DSL.inline(OutboxDeliveryStatus.completed);
     private static final Field<Integer> RETRIES = DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS).as("retries");
     private static final Field<String> PAYLOAD_TEXT = DSL.when(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.publish)),
             OUTBOX_EVENTS.PAYLOAD.cast(SQLDataType.CLOB)).as("payload_text");
@@ -185,22 +184,11 @@ public final class RelayTransitions {
     }
 
     /**
-     * A publish route's message was confirmed: dispatched → completed, guarded by delivery id,
-     * dispatch id and status dispatched. Returns the ids of the deliveries it completed.
+     * A publish route's message was confirmed: T5, dispatched → completed, the same statement as
+     * the worker's ({@link DeliveryTransitions#complete}). Returns the ids of the deliveries it completed.
      */
     public List<UUID> completePublished(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds) {
-        OffsetDateTime now = shared.now();
-        return PlannedDsl.planned(tx, tables)
-                .update(OUTBOX_DELIVERIES)
-                .set(OUTBOX_DELIVERIES.STATUS, COMPLETED)
-                .set(OUTBOX_DELIVERIES.COMPLETED_AT, now)
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
-                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds)))
-                .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
-                .and(OUTBOX_DELIVERIES.STATUS.eq(DISPATCHED))
-                .returningResult(OUTBOX_DELIVERIES.ID)
-                .fetch(OUTBOX_DELIVERIES.ID);
+        return shared.complete(tx, deliveryIds, dispatchIds);
     }
 
     /**
@@ -227,14 +215,14 @@ public final class RelayTransitions {
 
     /** T3: the broker refused (or never confirmed) these dispatches; retry-or-fail with {@code publish_failed}. */
     public List<RetryOutcome> publishRefused(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds) {
-        return publishRefused(tx, deliveryIds, dispatchIds, "publish_failed");
+        return publishRefused(tx, deliveryIds, dispatchIds, FailureReason.PUBLISH_FAILED);
     }
 
     /**
      * T3 with the reason a delivery fails with when no retry is left: {@code publish_failed}, or
      * {@code queue_declare_failed} when the broker refused to declare the delivery's queue.
      */
-    public List<RetryOutcome> publishRefused(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds, String exhaustedReason) {
+    public List<RetryOutcome> publishRefused(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds, FailureReason exhaustedReason) {
         return shared.retryOrFail(tx, OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds)).and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds))),
                 exhaustedReason);
     }
@@ -252,6 +240,6 @@ public final class RelayTransitions {
                 .orderBy(overdue.DELIVERY_TIMEOUT_AT)
                 .limit(limit)
                 .forUpdate()
-                .skipLocked()))), "timeout");
+                .skipLocked()))), FailureReason.TIMEOUT);
     }
 }

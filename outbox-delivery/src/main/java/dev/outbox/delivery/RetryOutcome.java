@@ -1,17 +1,18 @@
 package dev.outbox.delivery;
 
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import java.time.OffsetDateTime;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a retry-or-fail transition did to one delivery: back to {@code PENDING} until
- * {@code availableAt}, or {@code FAILED} with {@code failureReason}.
+ * What a retry-or-fail transition did to one delivery: back to {@code pending} until
+ * {@code availableAt}, or {@code failed} with {@code failureReason}.
  */
 public record RetryOutcome(UUID deliveryId, UUID eventId, UUID dispatchId, String jobType, String queue,
-        DeliveryStatus status, int attempts, OffsetDateTime availableAt, @Nullable String failureReason) {
+        OutboxDeliveryStatus status, int attempts, OffsetDateTime availableAt, @Nullable FailureReason failureReason) {
 
     public boolean retried() {
-        return status == DeliveryStatus.PENDING;
+        return status == OutboxDeliveryStatus.pending;
     }
 }

@@ -9,7 +9,6 @@ import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.regex.Pattern;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 
@@ -28,15 +27,6 @@ import org.jooq.impl.DSL;
  */
 public final class WorkerTransitions {
 
-    public static final String JOB_FAILED = "job_failed";
-    public static final String RETRIES_EXHAUSTED = "retries_exhausted";
-    public static final String WORKER_DIED = "worker_died";
-    public static final String BAD_MESSAGE = "bad_message";
-    public static final String UNKNOWN_JOB_TYPE = "unknown_job_type";
-    public static final String UNDESERIALIZABLE_EVENT = "undeserializable_event";
-
-    private static final Pattern REASON = Pattern.compile("[a-z][a-z0-9_]{0,63}");
-
     private final DeliveryTransitions shared;
 
     public WorkerTransitions(DeliveryTransitions shared) {
@@ -52,41 +42,24 @@ public final class WorkerTransitions {
      * so a row matches only with its own dispatch). Returns the ids of the deliveries it completed.
      */
     public Set<UUID> complete(DSLContext ctx, Collection<Dispatch> dispatches) {
-        if (dispatches.isEmpty()) {
-            return Set.of();
-        }
         UUID[] ids = dispatches.stream().map(Dispatch::deliveryId).toArray(UUID[]::new);
         UUID[] dispatchIds = dispatches.stream().map(Dispatch::dispatchId).toArray(UUID[]::new);
-        OffsetDateTime now = shared.now();
-        return new HashSet<>(mapped(ctx)
-                .update(OUTBOX_DELIVERIES)
-                .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.completed)
-                .set(OUTBOX_DELIVERIES.COMPLETED_AT, now)
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
-                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                .where(OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched))
-                .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids)))
-                .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
-                .returning(OUTBOX_DELIVERIES.ID)
-                .fetch(OUTBOX_DELIVERIES.ID));
+        return new HashSet<>(shared.complete(ctx, ids, dispatchIds));
     }
 
     /** T6: back to pending with the next delay, or failed {@code retries_exhausted}; empty when the dispatch is not current. */
     public Optional<RetryOutcome> retryOrFail(DSLContext ctx, Dispatch dispatch) {
-        return shared.retryOrFail(ctx, dispatch.deliveryId(), dispatch.dispatchId(), RETRIES_EXHAUSTED);
+        return shared.retryOrFail(ctx, dispatch.deliveryId(), dispatch.dispatchId(), FailureReason.RETRIES_EXHAUSTED);
     }
 
     /** T7: failed at once with a safe {@code reason}; false when the dispatch is not current. */
-    public boolean fail(DSLContext ctx, Dispatch dispatch, String reason) {
-        if (!REASON.matcher(reason).matches()) {
-            throw new IllegalArgumentException("failure reason must be a safe code [a-z][a-z0-9_]*, got '" + reason + "'");
-        }
+    public boolean fail(DSLContext ctx, Dispatch dispatch, FailureReason reason) {
         OffsetDateTime now = shared.now();
         return mapped(ctx)
                 .update(OUTBOX_DELIVERIES)
                 .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.failed)
                 .set(OUTBOX_DELIVERIES.FAILED_AT, now)
-                .set(OUTBOX_DELIVERIES.FAILURE_REASON, reason)
+                .set(OUTBOX_DELIVERIES.FAILURE_REASON, reason.code())
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
                 .where(OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched))
@@ -97,7 +70,7 @@ public final class WorkerTransitions {
 
     /** T8: failed {@code worker_died} (an {@code Error} in the handler, or a shutdown that could not wait for it). */
     public boolean workerDied(DSLContext ctx, Dispatch dispatch) {
-        return fail(ctx, dispatch, WORKER_DIED);
+        return fail(ctx, dispatch, FailureReason.WORKER_DIED);
     }
 
     private DSLContext mapped(DSLContext ctx) {

@@ -2,6 +2,7 @@ package dev.outbox.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -58,7 +59,7 @@ class DeliveryLogTest {
         CapturingLogger log = new CapturingLogger();
 
         DeliveryLog.retryOutcome(log, new RetryOutcome(DELIVERY, EVENT, UUID.randomUUID(), "send-confirmation", "emails",
-                DeliveryStatus.PENDING, 1, AT, null), "timeout");
+                OutboxDeliveryStatus.pending, 1, AT, null), "timeout");
 
         assertThat(log.lines).singleElement().satisfies(line -> {
             assertThat(line.level()).isEqualTo(Level.WARN);
@@ -73,7 +74,7 @@ class DeliveryLogTest {
         CapturingLogger log = new CapturingLogger();
 
         DeliveryLog.retryOutcome(log, new RetryOutcome(DELIVERY, EVENT, UUID.randomUUID(), "send-confirmation", "emails",
-                DeliveryStatus.FAILED, 3, AT, "retries_exhausted"), "job_error");
+                OutboxDeliveryStatus.failed, 3, AT, FailureReason.RETRIES_EXHAUSTED), "job_error");
 
         assertThat(log.lines).singleElement().satisfies(line -> {
             assertThat(line.level()).isEqualTo(Level.ERROR);

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class DeliveryTransitionsIT {
@@ -114,7 +115,7 @@ class DeliveryTransitionsIT {
     void retriesWithTheNextDelayOfItsOwnSnapshotOrFailsWhenNoneIsLeft(List<Integer> delays, int attempts, Integer expectedDelay) {
         OutboxDeliveriesRecord before = dispatched(delays, attempts);
 
-        Optional<RetryOutcome> outcome = transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), "retries_exhausted");
+        Optional<RetryOutcome> outcome = transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED);
 
         OutboxDeliveriesRecord after = reload(before.getId());
         assertThat(outcome).isPresent();
@@ -133,7 +134,7 @@ class DeliveryTransitionsIT {
         assertThat(after.getRetryDelaysSeconds()).containsExactly(delays.toArray(Integer[]::new));
         if (expectedDelay != null) {
             assertThat(o.retried()).isTrue();
-            assertThat(o.status()).isEqualTo(DeliveryStatus.PENDING);
+            assertThat(o.status()).isEqualTo(OutboxDeliveryStatus.pending);
             assertThat(after.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
             assertThat(after.getAvailableAt()).isEqualTo(NOW.plusSeconds(expectedDelay));
             assertThat(o.availableAt()).isEqualTo(NOW.plusSeconds(expectedDelay));
@@ -143,13 +144,13 @@ class DeliveryTransitionsIT {
             assertThat(o.failureReason()).isNull();
         } else {
             assertThat(o.retried()).isFalse();
-            assertThat(o.status()).isEqualTo(DeliveryStatus.FAILED);
+            assertThat(o.status()).isEqualTo(OutboxDeliveryStatus.failed);
             assertThat(after.getStatus()).isEqualTo(OutboxDeliveryStatus.failed);
             assertThat(after.getAvailableAt()).isEqualTo(AVAILABLE_AT);
             assertThat(after.getDispatchedAt()).isEqualTo(DISPATCHED_AT);
             assertThat(after.getFailedAt()).isEqualTo(NOW);
             assertThat(after.getFailureReason()).isEqualTo("retries_exhausted");
-            assertThat(o.failureReason()).isEqualTo("retries_exhausted");
+            assertThat(o.failureReason()).isEqualTo(FailureReason.RETRIES_EXHAUSTED);
         }
     }
 
@@ -158,7 +159,7 @@ class DeliveryTransitionsIT {
     void agreesWithTheJavaRetryPolicyAndItsLastAttempt(List<Integer> delays, int attempts, Integer expectedDelay) {
         OutboxDeliveriesRecord before = dispatched(delays, attempts);
 
-        RetryOutcome o = transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), "timeout").orElseThrow();
+        RetryOutcome o = transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.TIMEOUT).orElseThrow();
 
         OptionalInt javaDelay = RetryPolicy.nextDelaySeconds(attempts, delays);
         assertThat(javaDelay.isPresent()).isEqualTo(o.retried());
@@ -167,14 +168,14 @@ class DeliveryTransitionsIT {
         }
         // the dispatch told the job it was the last attempt exactly when its failure is final
         assertThat(RetryPolicy.lastAttempt(attempts, delays.size())).isEqualTo(!o.retried());
-        assertThat(o.failureReason()).isEqualTo(o.retried() ? null : "timeout");
+        assertThat(o.failureReason()).isEqualTo(o.retried() ? null : FailureReason.TIMEOUT);
     }
 
     @Test
     void changesNothingForAnotherDispatchId() {
         OutboxDeliveriesRecord before = dispatched(List.of(60, 120), 1);
 
-        Optional<RetryOutcome> outcome = transitions.retryOrFail(ctx, before.getId(), UUID.randomUUID(), "retries_exhausted");
+        Optional<RetryOutcome> outcome = transitions.retryOrFail(ctx, before.getId(), UUID.randomUUID(), FailureReason.RETRIES_EXHAUSTED);
 
         assertThat(outcome).isEmpty();
         assertThat(reload(before.getId())).isEqualTo(before);
@@ -184,7 +185,7 @@ class DeliveryTransitionsIT {
     void changesNothingForAnUnknownDelivery() {
         OutboxDeliveriesRecord before = dispatched(List.of(), 1);
 
-        assertThat(transitions.retryOrFail(ctx, UUID.randomUUID(), before.getDispatchId(), "retries_exhausted")).isEmpty();
+        assertThat(transitions.retryOrFail(ctx, UUID.randomUUID(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED)).isEmpty();
         assertThat(reload(before.getId())).isEqualTo(before);
     }
 
@@ -199,7 +200,7 @@ class DeliveryTransitionsIT {
                 .execute();
         OutboxDeliveriesRecord before = reload(pending.getId());
 
-        assertThat(transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), "retries_exhausted")).isEmpty();
+        assertThat(transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED)).isEmpty();
         assertThat(reload(before.getId())).isEqualTo(before);
     }
 
@@ -214,14 +215,14 @@ class DeliveryTransitionsIT {
                 .execute();
         OutboxDeliveriesRecord before = reload(done.getId());
 
-        assertThat(transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), "retries_exhausted")).isEmpty();
+        assertThat(transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED)).isEmpty();
         assertThat(reload(before.getId())).isEqualTo(before);
     }
 
     @Test
     void changesNothingForAFailedDelivery() {
         OutboxDeliveriesRecord failed = dispatched(List.of(60), 1);
-        assertThat(transitions.retryOrFail(ctx, failed.getId(), failed.getDispatchId(), "job_failed")).isPresent();
+        assertThat(transitions.retryOrFail(ctx, failed.getId(), failed.getDispatchId(), FailureReason.JOB_FAILED)).isPresent();
         OutboxDeliveriesRecord retried = reload(failed.getId());
         ctx.update(OUTBOX_DELIVERIES)
                 .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.failed)
@@ -231,17 +232,17 @@ class DeliveryTransitionsIT {
                 .execute();
         OutboxDeliveriesRecord before = reload(failed.getId());
 
-        assertThat(transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), "retries_exhausted")).isEmpty();
+        assertThat(transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED)).isEmpty();
         assertThat(reload(before.getId())).isEqualTo(before);
     }
 
     @Test
     void aSecondRetryOrFailOfTheSameDispatchFindsNothing() {
         OutboxDeliveriesRecord d = dispatched(List.of(60), 1);
-        assertThat(transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), "timeout")).isPresent();
+        assertThat(transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), FailureReason.TIMEOUT)).isPresent();
         OutboxDeliveriesRecord after = reload(d.getId());
 
-        assertThat(transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), "timeout")).isEmpty();
+        assertThat(transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), FailureReason.TIMEOUT)).isEmpty();
         assertThat(reload(d.getId())).isEqualTo(after);
     }
 
@@ -254,7 +255,7 @@ class DeliveryTransitionsIT {
         List<RetryOutcome> outcomes = transitions.retryOrFail(ctx,
                 OUTBOX_DELIVERIES.ID.in(retry.getId(), fail.getId(), other.getId())
                         .and(OUTBOX_DELIVERIES.DISPATCH_ID.in(retry.getDispatchId(), fail.getDispatchId(), UUID.randomUUID())),
-                "timeout");
+                FailureReason.TIMEOUT);
 
         assertThat(outcomes).extracting(RetryOutcome::deliveryId).containsExactlyInAnyOrder(retry.getId(), fail.getId());
         assertThat(reload(retry.getId()).getAvailableAt()).isEqualTo(NOW.plusSeconds(120));
@@ -262,20 +263,38 @@ class DeliveryTransitionsIT {
         assertThat(reload(other.getId())).isEqualTo(other);
     }
 
-    @Test
-    void refusesAFailureReasonThatIsNotASafeCode() {
+    @ParameterizedTest
+    @EnumSource(FailureReason.class)
+    void writesEveryFailureReasonAsTheSafeCodeTheSchemaAdmits(FailureReason reason) {
+        // a failure reason is an enum now: an external message cannot be passed at all; each code is
+        // one the schema's CHECK (^[a-z][a-z0-9_]{0,63}$) admits
         OutboxDeliveriesRecord d = dispatched(List.of(), 1);
-        assertThatThrownBy(() -> transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), "Connection refused: 10.0.0.1"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("safe code");
+        RetryOutcome o = transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), reason).orElseThrow();
+        assertThat(o.failureReason()).isEqualTo(reason);
+        assertThat(reload(d.getId()).getFailureReason()).isEqualTo(reason.code()).matches("[a-z][a-z0-9_]{0,63}");
+    }
+
+    @Test
+    void theSchemaRefusesAFailureReasonThatIsNotASafeCode() {
+        OutboxDeliveriesRecord d = dispatched(List.of(), 1);
+        java.util.function.Function<String, Integer> failWith = reason -> ctx.update(OUTBOX_DELIVERIES)
+                .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.failed)
+                .set(OUTBOX_DELIVERIES.FAILED_AT, d.getUpdatedAt())
+                .setNull(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT)
+                .set(OUTBOX_DELIVERIES.FAILURE_REASON, reason)
+                .where(OUTBOX_DELIVERIES.ID.eq(d.getId())).execute();
+        assertThatThrownBy(() -> failWith.apply("Connection refused: 10.0.0.1"))
+                .isInstanceOf(org.jooq.exception.DataAccessException.class)
+                .hasMessageContaining("failure_reason_check");
         assertThat(reload(d.getId())).isEqualTo(d);
+        assertThat(failWith.apply(FailureReason.JOB_FAILED.code())).isEqualTo(1); // the same row with a code is admitted
     }
 
     @Test
     void addsALongDelayAsExactSecondsWithoutCalendarRounding() {
         OutboxDeliveriesRecord d = dispatched(List.of(3_600 * 24 * 400), 1);
 
-        RetryOutcome o = transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), "timeout").orElseThrow();
+        RetryOutcome o = transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), FailureReason.TIMEOUT).orElseThrow();
 
         assertThat(o.availableAt().toInstant()).isEqualTo(NOW.toInstant().plusSeconds(3_600L * 24 * 400));
     }

@@ -99,7 +99,7 @@ class RecordAndTransitionCustomTablesIT {
                 .execute();
 
         RetryOutcome o = new DeliveryTransitions(tables, Clock.fixed(now.toInstant(), ZoneOffset.UTC))
-                .retryOrFail(dsl, deliveryId, dispatchId, "timeout").orElseThrow();
+                .retryOrFail(dsl, deliveryId, dispatchId, FailureReason.TIMEOUT).orElseThrow();
 
         assertThat(o.retried()).isTrue();
         assertThat(o.availableAt()).isEqualTo(now.plusSeconds(60));

@@ -100,7 +100,7 @@ class WorkerTransitionsIT {
     static final List<Arguments> TRANSITIONS = List.of(
             Arguments.of("T5 complete", (BiFunction<DSLContext, Dispatch, Boolean>) (ctx, d) -> !transitions.complete(ctx, List.of(d)).isEmpty()),
             Arguments.of("T6 retryOrFail", (BiFunction<DSLContext, Dispatch, Boolean>) (ctx, d) -> transitions.retryOrFail(ctx, d).isPresent()),
-            Arguments.of("T7 fail", (BiFunction<DSLContext, Dispatch, Boolean>) (ctx, d) -> transitions.fail(ctx, d, "job_failed")),
+            Arguments.of("T7 fail", (BiFunction<DSLContext, Dispatch, Boolean>) (ctx, d) -> transitions.fail(ctx, d, FailureReason.JOB_FAILED)),
             Arguments.of("T8 workerDied", (BiFunction<DSLContext, Dispatch, Boolean>) (ctx, d) -> transitions.workerDied(ctx, d)));
 
     static Stream<Arguments> everyTransitionFromEveryOtherStatus() {
@@ -168,7 +168,7 @@ class WorkerTransitionsIT {
     void failsADispatchedDeliveryWithTheGivenReason() {
         Dispatch d = insert(OutboxDeliveryStatus.dispatched);
 
-        assertThat(transitions.fail(dsl, d, "undeserializable_event")).isTrue();
+        assertThat(transitions.fail(dsl, d, FailureReason.UNDESERIALIZABLE_EVENT)).isTrue();
 
         OutboxDeliveriesRecord r = row(d.deliveryId());
         assertThat(r.getStatus()).isEqualTo(OutboxDeliveryStatus.failed);

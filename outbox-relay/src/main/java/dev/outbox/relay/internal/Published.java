@@ -1,6 +1,7 @@
 package dev.outbox.relay.internal;
 
 import dev.outbox.delivery.Claimed;
+import dev.outbox.delivery.FailureReason;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +22,7 @@ final class Published {
     static final String NOT_SENT = "not_sent";
     static final String PUBLISH_ERROR = "publish_error";
     static final String NO_EXCHANGE = "no_exchange";
-    static final String QUEUE_DECLARE_FAILED = "queue_declare_failed";
+    static final String QUEUE_DECLARE_FAILED = FailureReason.QUEUE_DECLARE_FAILED.code();
     static final String NO_WINDOW = "no_window";
 
     private static final String OK = "ok";

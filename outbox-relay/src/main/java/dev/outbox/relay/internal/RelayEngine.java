@@ -2,6 +2,7 @@ package dev.outbox.relay.internal;
 
 import dev.outbox.delivery.Claimed;
 import dev.outbox.delivery.DeliveryLog;
+import dev.outbox.delivery.FailureReason;
 import dev.outbox.delivery.PlannedDsl;
 import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.delivery.RetryOutcome;
@@ -132,7 +133,7 @@ public final class RelayEngine implements AutoCloseable {
             while (true) {
                 List<RetryOutcome> timedOut = inTransaction(tx -> transitions.timeOut(tx, settings.timeoutBatchSize()));
                 for (RetryOutcome o : timedOut) {
-                    DeliveryLog.retryOutcome(log, o, "timeout");
+                    DeliveryLog.retryOutcome(log, o, FailureReason.TIMEOUT.code());
                 }
                 tally.timedOut += timedOut.size();
                 if (timedOut.size() < settings.timeoutBatchSize()) {
@@ -262,14 +263,14 @@ public final class RelayEngine implements AutoCloseable {
             for (Map.Entry<Boolean, List<Claimed>> group : byQueue.entrySet()) {
                 if (!group.getValue().isEmpty()) {
                     changed.addAll(transitions.publishRefused(tx, ids(group.getValue(), Claimed::deliveryId),
-                            ids(group.getValue(), Claimed::dispatchId), group.getKey() ? Published.QUEUE_DECLARE_FAILED : "publish_failed"));
+                            ids(group.getValue(), Claimed::dispatchId), group.getKey() ? FailureReason.QUEUE_DECLARE_FAILED : FailureReason.PUBLISH_FAILED));
                 }
             }
             return changed;
         });
         tally.failed += refused.size() + unsent.size();
         for (RetryOutcome o : outcomes) {
-            DeliveryLog.retryOutcome(log, o, causes.getOrDefault(o.deliveryId(), "publish_failed"));
+            DeliveryLog.retryOutcome(log, o, causes.getOrDefault(o.deliveryId(), FailureReason.PUBLISH_FAILED.code()));
         }
     }
 

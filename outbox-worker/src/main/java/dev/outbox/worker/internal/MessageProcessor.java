@@ -3,6 +3,7 @@ package dev.outbox.worker.internal;
 import dev.outbox.api.EventSerializer;
 import dev.outbox.delivery.DeliveryLog;
 import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.delivery.FailureReason;
 import dev.outbox.delivery.LogText;
 import dev.outbox.delivery.MalformedMessageException;
 import dev.outbox.delivery.RetryOutcome;
@@ -175,14 +176,14 @@ final class MessageProcessor {
         if (!row.jobType().equals(message.jobType())) {
             log.warn("message for delivery {} dispatch {} names job type {} but the delivery's job type is {}",
                     row.deliveryId(), message.dispatchId(), LogText.of(message.jobType()), row.jobType());
-            failAndAck(row, run, WorkerTransitions.BAD_MESSAGE, null);
+            failAndAck(row, run, FailureReason.BAD_MESSAGE, null);
             return false;
         }
         Registration<?> registration = handlers.get(row.jobType());
         if (registration == null) {
             log.warn("no handler for job type {} (delivery {}, dispatch {}, queue {})",
                     row.jobType(), row.deliveryId(), message.dispatchId(), LogText.of(row.queue()));
-            failAndAck(row, run, WorkerTransitions.UNKNOWN_JOB_TYPE, null);
+            failAndAck(row, run, FailureReason.UNKNOWN_JOB_TYPE, null);
             return false;
         }
         Object event;
@@ -191,7 +192,7 @@ final class MessageProcessor {
         } catch (RuntimeException e) {
             log.warn("event {} of delivery {} (type {}) cannot be read as {} ({})", row.eventId(), row.deliveryId(), row.eventType(),
                     registration.eventClass().getName(), e.getClass().getName());
-            failAndAck(row, run, WorkerTransitions.UNDESERIALIZABLE_EVENT, null);
+            failAndAck(row, run, FailureReason.UNDESERIALIZABLE_EVENT, null);
             return false;
         }
 
@@ -222,7 +223,7 @@ final class MessageProcessor {
             } else if (failure instanceof Error) {
                 died(run, failure.getClass().getName());
             } else {
-                failAndAck(row, run, WorkerTransitions.JOB_FAILED, failure.getClass().getName());
+                failAndAck(row, run, FailureReason.JOB_FAILED, failure.getClass().getName());
             }
             return false;
         } finally {
@@ -233,7 +234,7 @@ final class MessageProcessor {
     }
 
     /** T7 with a safe reason, logged, then the ack. */
-    private void failAndAck(DeliveryRow row, Running run, String reason, @Nullable String exceptionClass) {
+    private void failAndAck(DeliveryRow row, Running run, FailureReason reason, @Nullable String exceptionClass) {
         if (transitions.fail(dsl, run.dispatch, reason)) {
             log.error("delivery {} of event {} ({}, queue {}): failed for good on attempt {}, reason {}{}", row.deliveryId(),
                     row.eventId(), row.jobType(), LogText.of(row.queue()), row.attempts(), reason, exceptionClass == null ? "" : " (" + exceptionClass + ")");
@@ -281,7 +282,7 @@ final class MessageProcessor {
             if (deliveryId != null && dispatchId != null) {
                 Dispatch dispatch = new Dispatch(deliveryId, dispatchId);
                 try {
-                    if (transitions.fail(dsl, dispatch, WorkerTransitions.BAD_MESSAGE)) {
+                    if (transitions.fail(dsl, dispatch, FailureReason.BAD_MESSAGE)) {
                         log.error("delivery {} dispatch {}: failed for good, reason bad_message", deliveryId, dispatchId);
                     }
                 } catch (RuntimeException db) {
