@@ -96,7 +96,6 @@ public final class OutboxWorker implements AutoCloseable {
         private final Map<String, QueueSettings> queues = new LinkedHashMap<>();
         private final Map<String, Registration<?>> handlers = new LinkedHashMap<>();
         private Duration shutdownGrace = DEFAULT_GRACE;
-        private boolean declareQueues = true;
         private boolean shutdownHook = true;
         private String name = "outbox-worker";
 
@@ -196,15 +195,6 @@ public final class OutboxWorker implements AutoCloseable {
             return this;
         }
 
-        /**
-         * Whether the worker declares each queue that does not exist yet (durable, classic, no
-         * arguments) before consuming; an existing queue is used as it is. Default true.
-         */
-        public Builder declareQueues(boolean declareQueues) {
-            this.declareQueues = declareQueues;
-            return this;
-        }
-
         /** Whether a JVM shutdown hook closes the worker on SIGTERM. Default true. */
         public Builder shutdownHook(boolean shutdownHook) {
             this.shutdownHook = shutdownHook;
@@ -236,7 +226,7 @@ public final class OutboxWorker implements AutoCloseable {
             DSLContext context = dsl != null ? dsl : DSL.using(Objects.requireNonNull(dataSource), SQLDialect.POSTGRES);
             ConnectionFactory factory = connectionFactory != null ? connectionFactory : fromUri(Objects.requireNonNull(amqpUri));
             return new OutboxWorker(new WorkerEngine(new WorkerEngine.Settings(context, factory, tables, serializer, clock,
-                    queues, handlers, shutdownGrace, declareQueues, shutdownHook, name)));
+                    queues, handlers, shutdownGrace, shutdownHook, name)));
         }
 
         /**

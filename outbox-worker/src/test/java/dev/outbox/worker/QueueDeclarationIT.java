@@ -1,23 +1,41 @@
 package dev.outbox.worker;
 
+import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import dev.outbox.api.EventType;
+import dev.outbox.api.Outbox;
+import dev.outbox.api.OutboxDsl;
+import dev.outbox.relay.QueueType;
+import dev.outbox.relay.Relay;
+import dev.outbox.relay.Route;
+import dev.outbox.relay.Routes;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
-import dev.outbox.worker.WorkerFixture.Sent;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The worker declares a queue that does not exist yet, and uses an existing one as it is. */
+/**
+ * The relay owns queue declaration: it declares the queues of its job routes (classic, or quorum
+ * when configured), and the worker never declares one. A worker started before any relay waits for
+ * its queue instead of declaring a classic one the relay's quorum declaration would then be refused
+ * on (PRECONDITION_FAILED, every delivery failing {@code queue_declare_failed}). Both start orders,
+ * with quorum queues, against the real relay and broker.
+ */
 class QueueDeclarationIT {
 
     @RegisterExtension
@@ -29,39 +47,104 @@ class QueueDeclarationIT {
     @EventType("order.placed")
     record OrderPlaced(long orderId) {}
 
-    static WorkerFixture fixture;
+    private final DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+    private final Outbox outbox = Outbox.builder().tables(db.tables()).noNotify().build();
+    private final AtomicInteger handled = new AtomicInteger();
 
-    @BeforeAll
-    static void setUp() throws Exception {
-        fixture = new WorkerFixture(db, rabbit);
+    private OutboxWorker worker(String queue) {
+        return OutboxWorker.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
+                .shutdownHook(false)
+                .shutdownGrace(Duration.ofSeconds(5))
+                .queue(queue, 1, 10)
+                .handler("ping", OrderPlaced.class, (event, context) -> handled.incrementAndGet())
+                .build();
     }
 
-    @AfterAll
-    static void tearDown() throws Exception {
-        fixture.close();
+    private Relay relay(String queue) {
+        return Relay.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
+                .routes(Routes.builder().route("order.placed", Route.job("ping", queue, List.of(1), 60)).build())
+                .queueType(QueueType.QUORUM)
+                .pollOnly(true)
+                .build();
     }
 
-    private void assertConsumes(String queue) throws Exception {
-        try (OutboxWorker worker = fixture.worker().queue(queue, 1, 1)
-                .handler("ping", OrderPlaced.class, (event, context) -> {}).build()) {
-            worker.start();
-            Sent sent = fixture.dispatched(new OrderPlaced(1), "ping", queue, List.of());
-            fixture.publish(sent);
-            await().atMost(Duration.ofSeconds(10)).until(() -> fixture.status(sent.deliveryId()) == OutboxDeliveryStatus.completed);
-        }
+    private UUID record(long orderId) {
+        return dsl.transactionResult(tx -> outbox.record(tx.dsl(), new OrderPlaced(orderId)));
     }
 
-    @Test
-    void declaresADurableQueueThatDoesNotExistYet() throws Exception {
-        assertConsumes(rabbit.queue("missing"));
+    private OutboxDeliveryStatus statusOf(UUID eventId) {
+        return OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_DELIVERIES.STATUS).from(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId)).fetchOne(OUTBOX_DELIVERIES.STATUS);
     }
 
-    @Test
-    void consumesAnExistingQuorumQueueAsItIs() throws Exception {
-        String queue = rabbit.queue("quorum");
+    private boolean exists(String queue) throws Exception {
         try (Connection c = rabbit.connectionFactory().newConnection(); Channel ch = c.createChannel()) {
-            ch.queueDeclare(queue, true, false, false, Map.of("x-queue-type", "quorum"));
+            ch.queueDeclarePassive(queue);
+            return true;
+        } catch (IOException e) {
+            return false; // 404
         }
-        assertConsumes(queue);
+    }
+
+    /** A quorum queue is re-declared as one without complaint, and refused as a classic one. */
+    private void assertQuorum(String queue) throws Exception {
+        try (Connection c = rabbit.connectionFactory().newConnection()) {
+            try (Channel ch = c.createChannel()) {
+                ch.queueDeclare(queue, true, false, false, Map.of("x-queue-type", "quorum"));
+            }
+            Channel classic = c.createChannel();
+            assertThatThrownBy(() -> classic.queueDeclare(queue, true, false, false, Map.of("x-queue-type", "classic")))
+                    .isInstanceOf(IOException.class);
+        }
+    }
+
+    @Test
+    void aWorkerStartedBeforeAnyRelayWaitsForTheQueueAndTheRelayDeclaresItAsQuorum() throws Exception {
+        String queue = rabbit.queue("worker-first");
+        try (OutboxWorker worker = worker(queue)) {
+            worker.start(); // returns at once: the queue does not exist yet
+            Thread.sleep(500);
+            assertThat(exists(queue)).as("the worker declared nothing").isFalse();
+
+            UUID eventId = record(1);
+            try (Relay relay = relay(queue)) {
+                relay.runOnce();
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> statusOf(eventId) == OutboxDeliveryStatus.completed);
+            assertThat(handled).hasValue(1);
+        }
+        assertQuorum(queue);
+    }
+
+    @Test
+    void aWorkerStartedAfterTheRelayConsumesTheQuorumQueueItDeclared() throws Exception {
+        String queue = rabbit.queue("relay-first");
+        UUID eventId = record(2);
+        try (Relay relay = relay(queue)) {
+            relay.runOnce();
+        }
+        assertQuorum(queue);
+        try (OutboxWorker worker = worker(queue)) {
+            worker.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> statusOf(eventId) == OutboxDeliveryStatus.completed);
+        }
+        assertThat(handled).hasValue(1);
+    }
+
+    @Test
+    void aWorkerStoppedWhileWaitingForItsQueueStopsAtOnce() throws Exception {
+        String queue = rabbit.queue("never-declared");
+        OutboxWorker worker = worker(queue);
+        worker.start();
+        long started = System.nanoTime();
+        worker.close();
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+        assertThat(exists(queue)).isFalse();
     }
 }

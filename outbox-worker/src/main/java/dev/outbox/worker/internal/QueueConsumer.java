@@ -41,10 +41,12 @@ final class QueueConsumer {
     static final int MAX_AHEAD_MIN = 32;
     /** How old a lookup may be when its handler starts (1 s); older ones are read again. */
     static final long FRESH_FOR_NANOS = 1_000_000_000L;
+    /** How often a worker asks for a queue that does not exist yet: from 100 ms, doubling up to 5 s. */
+    static final long QUEUE_WAIT_FIRST_MILLIS = 100;
+    static final long QUEUE_WAIT_MAX_MILLIS = 5_000;
 
     private final String queue;
     private final QueueSettings settings;
-    private final boolean declare;
     private final MessageProcessor processor;
     private final ThreadPoolExecutor handlers;
     private final BlockingQueue<Incoming> incoming = new LinkedBlockingQueue<>();
@@ -54,11 +56,11 @@ final class QueueConsumer {
     private @Nullable ChannelAcks acks;
     private @Nullable String consumerTag;
     private volatile boolean stopping;
+    private @Nullable Thread waiter;
 
-    QueueConsumer(String queue, QueueSettings settings, boolean declare, MessageProcessor processor) {
+    QueueConsumer(String queue, QueueSettings settings, MessageProcessor processor) {
         this.queue = queue;
         this.settings = settings;
-        this.declare = declare;
         this.processor = processor;
         AtomicInteger n = new AtomicInteger();
         this.handlers = new ThreadPoolExecutor(settings.concurrency(), settings.concurrency(), 0, TimeUnit.MILLISECONDS,
@@ -74,10 +76,53 @@ final class QueueConsumer {
 
     private record Incoming(byte[] body, Settlement settlement) {}
 
+    /**
+     * Starts consuming, or, when the queue does not exist yet, waits for it in the background: the
+     * relay owns queue declaration (it declares the queues of its job routes, classic or quorum, and
+     * publishes nothing before), so a worker started first never declares one of its own.
+     */
     void start(Connection connection) throws Exception {
-        if (declare) {
-            declare(connection);
+        if (exists(connection)) {
+            consume(connection);
+            return;
         }
+        log.info("queue {} does not exist yet: waiting for a relay to declare it (the relay declares the queues of its job routes)",
+                queue);
+        Thread t = new Thread(() -> awaitQueue(connection), "outbox-worker-" + queue + "-wait");
+        t.setDaemon(true);
+        waiter = t;
+        t.start();
+    }
+
+    /** Asks for the queue with a capped backoff until it exists, then consumes it; returns when stopping. */
+    private void awaitQueue(Connection connection) {
+        long delayMillis = QUEUE_WAIT_FIRST_MILLIS;
+        while (!stopping) {
+            try {
+                Thread.sleep(delayMillis);
+            } catch (InterruptedException e) {
+                return; // stopping
+            }
+            delayMillis = Math.min(delayMillis * 2, QUEUE_WAIT_MAX_MILLIS);
+            try {
+                if (exists(connection)) {
+                    synchronized (this) {
+                        if (stopping) {
+                            return;
+                        }
+                        consume(connection);
+                    }
+                    log.info("queue {} declared: consuming it now", queue);
+                    return;
+                }
+            } catch (Exception e) {
+                // the connection is recovering: ask again after the next delay
+                log.debug("waiting for queue {}: {}", queue, e.getClass().getName());
+            }
+        }
+    }
+
+    private void consume(Connection connection) throws Exception {
         Channel ch = open(connection);
         channel = ch;
         ChannelAcks channelAcks = new ChannelAcks(ch);
@@ -107,22 +152,23 @@ final class QueueConsumer {
         log.info("consuming queue {} with concurrency {} and prefetch {}", queue, settings.concurrency(), settings.prefetch());
     }
 
-    /**
-     * Declares the queue (durable, classic, no arguments) unless it exists: an existing queue is used as
-     * it is, whatever its arguments (a relay may have declared it as a quorum queue).
-     */
-    private void declare(Connection connection) throws Exception {
+    /** Whether the queue exists: a passive declaration, on a channel of its own (a 404 closes it). */
+    private boolean exists(Connection connection) throws IOException {
         Channel probe = open(connection);
         try {
             probe.queueDeclarePassive(queue);
-            probe.close();
-            return;
         } catch (IOException e) {
-            // 404: no such queue yet; the broker closed the probe channel
+            if (connection.isOpen()) {
+                return false; // 404: no such queue yet; the broker closed the probe channel
+            }
+            throw e;
         }
-        Channel ch = open(connection);
-        ch.queueDeclare(queue, true, false, false, null);
-        ch.close();
+        try {
+            probe.close();
+        } catch (IOException | java.util.concurrent.TimeoutException e) {
+            log.debug("closing the probe channel of queue {} failed ({})", queue, e.getClass().getName());
+        }
+        return true;
     }
 
     private static Channel open(Connection connection) throws IOException {
@@ -216,7 +262,13 @@ final class QueueConsumer {
 
     /** Stops taking messages; handlers already running go on; messages not yet started will not start. */
     void stopConsuming() {
-        stopping = true;
+        synchronized (this) {
+            stopping = true;
+        }
+        Thread w = waiter;
+        if (w != null) {
+            w.interrupt();
+        }
         if (lookups.isAlive()) {
             try {
                 lookups.join(10_000); // it stops within 50 ms, or after the group it is handing over

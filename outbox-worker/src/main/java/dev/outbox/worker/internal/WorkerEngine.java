@@ -28,7 +28,7 @@ public final class WorkerEngine {
     /** What the builder collected and checked. */
     public record Settings(DSLContext dsl, ConnectionFactory connectionFactory, OutboxTables tables, EventSerializer serializer,
             Clock clock, Map<String, QueueSettings> queues, Map<String, Registration<?>> handlers, Duration shutdownGrace,
-            boolean declareQueues, boolean shutdownHook, String name) {
+            boolean shutdownHook, String name) {
 
         public Settings {
             queues = Map.copyOf(new LinkedHashMap<>(queues));
@@ -74,7 +74,7 @@ public final class WorkerEngine {
             connection = c;
             completions.start();
             settings.queues().forEach((queue, queueSettings) ->
-                    consumers.add(new QueueConsumer(queue, queueSettings, settings.declareQueues(), processor)));
+                    consumers.add(new QueueConsumer(queue, queueSettings, processor)));
             for (QueueConsumer consumer : consumers) {
                 consumer.start(c);
             }
