@@ -99,12 +99,23 @@ final class QueueConsumer {
             @Override
             public void handleShutdownSignal(String tag, ShutdownSignalException sig) {
                 if (!stopping) {
-                    log.warn("consumer of queue {} stopped: channel or connection closed ({})", queue,
-                            sig.isHardError() ? "connection" : "channel");
+                    log.warn("consumer of queue {} stopped: channel or connection closed ({}{})", queue,
+                            sig.isHardError() ? "connection" : "channel", closeReason(sig));
                 }
             }
         });
         log.info("consuming queue {} with concurrency {} and prefetch {}", queue, settings.concurrency(), settings.prefetch());
+    }
+
+    /** The broker's reply code and text when it closed the channel or connection (", 406 PRECONDITION_FAILED - ..."), else "". */
+    private static String closeReason(ShutdownSignalException sig) {
+        if (sig.getReason() instanceof AMQP.Channel.Close close) {
+            return ", " + close.getReplyCode() + " " + close.getReplyText();
+        }
+        if (sig.getReason() instanceof AMQP.Connection.Close close) {
+            return ", " + close.getReplyCode() + " " + close.getReplyText();
+        }
+        return sig.isInitiatedByApplication() ? ", by this worker" : "";
     }
 
     /**
@@ -185,9 +196,9 @@ final class QueueConsumer {
 
     private void handOver(List<MessageProcessor.Running> group) {
         long readAt = System.nanoTime();
-        Map<UUID, DeliveryRow> rows = processor.lookup(group);
+        Map<UUID, DeliveryRow> rows = processor.lookup(group, () -> stopping);
         if (rows == null) {
-            ahead.release(group.size()); // all rejected
+            ahead.release(group.size()); // all rejected, or left unacknowledged as the worker stops
             return;
         }
         for (MessageProcessor.Running run : group) {
@@ -198,7 +209,7 @@ final class QueueConsumer {
                             processor.abandon(run);
                         } else {
                             Map<UUID, DeliveryRow> current = System.nanoTime() - readAt <= FRESH_FOR_NANOS ? rows
-                                    : processor.lookup(List.of(run)); // null: rejected, the database failed
+                                    : processor.lookup(List.of(run), () -> stopping); // null: rejected or left, see lookup
                             if (current != null) {
                                 processor.run(queue, run, current.get(run.dispatch.deliveryId()));
                             }
