@@ -16,6 +16,7 @@ import java.util.Map;
  *     call, or an earlier call of the same dispatch)
  * @param duplicateCauses the duplicates by cause: the fault in their window and the path they took
  * @param unexpectedExits processes that exited unasked, by kind, exit code and last log line
+ * @param unexplainedSamples the first unexplained duplicates one by one: ids, times, pids and the log files of both calls
  */
 public record Report(
         Scenario scenario,
@@ -50,9 +51,11 @@ public record Report(
         long peakDispatched,
         boolean drained,
         double drainSeconds,
-        List<Supervisor.Stop> stops) {
+        List<Supervisor.Stop> stops,
+        List<String> unexplainedSamples) {
 
     public Report {
+        unexplainedSamples = List.copyOf(unexplainedSamples);
         deliveriesByStatus = Map.copyOf(deliveriesByStatus);
         callsPerDispatch = Map.copyOf(callsPerDispatch);
         callsPerDelivery = Map.copyOf(callsPerDelivery);

@@ -24,7 +24,7 @@ final class Supervisor implements AutoCloseable {
     enum Kind { RELAY, WORKER }
 
     /** A process that exited without being asked to. */
-    record Exit(String name, Kind kind, int exitCode, String lastLogLine, Instant at) {}
+    record Exit(String name, Kind kind, long pid, int exitCode, String lastLogLine, Instant at, String log) {}
 
     /** A kill -9 the suite sent. */
     record Kill(String name, Kind kind, long pid, Instant at) {}
@@ -38,6 +38,7 @@ final class Supervisor implements AutoCloseable {
     private final List<Slot> slots = new ArrayList<>();
     private final List<Exit> exits = Collections.synchronizedList(new ArrayList<>());
     private final List<Kill> kills = Collections.synchronizedList(new ArrayList<>());
+    private final Map<Long, String> logsByPid = new java.util.concurrent.ConcurrentHashMap<>();
     private final Thread monitor;
     private volatile boolean supervising = true;
 
@@ -120,6 +121,11 @@ final class Supervisor implements AutoCloseable {
         }
     }
 
+    /** The log file of each process started, by pid ({@code worker-2.3.log}). */
+    Map<Long, String> logsByPid() {
+        return Map.copyOf(logsByPid);
+    }
+
     List<Kill> kills() {
         synchronized (kills) {
             return List.copyOf(kills);
@@ -178,7 +184,8 @@ final class Supervisor implements AutoCloseable {
                         continue;
                     }
                     if (s.restartAtNanos == 0) {
-                        exits.add(new Exit(s.name, s.kind, s.process.exitValue(), lastLine(s.log), Instant.now()));
+                        exits.add(new Exit(s.name, s.kind, s.process.pid(), s.process.exitValue(), exitLine(s.log), Instant.now(),
+                                s.log.getFileName().toString()));
                         s.restartAtNanos = now + RESTART_DELAY.toNanos();
                     } else if (now >= s.restartAtNanos) {
                         spawn(s);
@@ -210,9 +217,29 @@ final class Supervisor implements AutoCloseable {
         pb.environment().putAll(env);
         try {
             s.process = pb.start();
+            logsByPid.put(s.process.pid(), s.log.getFileName().toString());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + s.name, e);
         }
+    }
+
+    /**
+     * Why a process exited unasked: the "Exception in thread" line of an uncaught exception when the
+     * log has one (shutdown hooks log after it), else {@link #lastLine}.
+     */
+    static String exitLine(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                String line = lines.get(i).strip();
+                if (line.startsWith("Exception in thread")) {
+                    return line.length() > 200 ? line.substring(0, 200) + "…" : line;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return "(no log)";
+        }
+        return lastLine(log);
     }
 
     /**

@@ -1,0 +1,35 @@
+package dev.outbox.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** Which fault the suite holds responsible for a duplicate handler call. */
+class CountsTest {
+
+    static final Instant T0 = Instant.parse("2026-12-01T11:00:00Z");
+    static final UUID DELIVERY = UUID.randomUUID();
+    static final UUID DISPATCH = UUID.randomUUID();
+
+    static final Counts.Call EARLIER = new Counts.Call(DELIVERY, DISPATCH, 42, "ok", T0);
+    static final Counts.Call AGAIN = new Counts.Call(DELIVERY, DISPATCH, 43, "ok", T0.plusSeconds(2));
+
+    @Test
+    void aDuplicateAfterTheEarlierCallsWorkerExitedUnaskedIsExplainedByThatExit() {
+        Supervisor.Exit exit = new Supervisor.Exit("worker-1", Supervisor.Kind.WORKER, 42, 1, "Exception in thread \"main\" ...",
+                T0.plusSeconds(1), "worker-1.2.log");
+
+        assertThat(Counts.fault(EARLIER, AGAIN, List.of(), List.of(exit), List.of()))
+                .isEqualTo("unasked exit of the worker that ran the earlier call");
+    }
+
+    @Test
+    void anExitOfAnotherWorkerExplainsNothing() {
+        Supervisor.Exit exit = new Supervisor.Exit("worker-2", Supervisor.Kind.WORKER, 44, 1, "...", T0.plusSeconds(1), "worker-2.1.log");
+
+        assertThat(Counts.fault(EARLIER, AGAIN, List.of(), List.of(exit), List.of())).startsWith(Counts.UNEXPLAINED);
+    }
+}
