@@ -74,9 +74,10 @@ public record Report(
      * The promises that must hold whatever the faults: nothing committed is lost, nothing is completed
      * twice, every duplicate handler call has a fault behind it, the run drained, every process stopped
      * on SIGTERM. With {@code strictRelayExits}, a relay exiting unasked breaks a promise too (issue 12,
-     * item 1: a relay must ride out a database outage).
+     * item 1: a relay must ride out a database outage); with {@code strictWorkerExits} a worker likewise
+     * (the worker waits for the database and the broker at start-up and rides out their outages).
      */
-    public List<String> brokenPromises(boolean strictRelayExits) {
+    public List<String> brokenPromises(boolean strictRelayExits, boolean strictWorkerExits) {
         List<String> broken = new java.util.ArrayList<>();
         if (!drained) {
             broken.add("not drained within " + scenario.drainTimeoutSeconds() + " s");
@@ -95,6 +96,9 @@ public record Report(
         }
         if (strictRelayExits && unexpectedRelayExits > 0) {
             broken.add(unexpectedRelayExits + " relay(s) exited unasked");
+        }
+        if (strictWorkerExits && unexpectedWorkerExits > 0) {
+            broken.add(unexpectedWorkerExits + " worker(s) exited unasked");
         }
         return broken;
     }

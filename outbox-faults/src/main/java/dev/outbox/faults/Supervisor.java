@@ -27,7 +27,11 @@ final class Supervisor implements AutoCloseable {
     record Exit(String name, Kind kind, long pid, int exitCode, String lastLogLine, Instant at, String log) {}
 
     /** A kill -9 the suite sent. */
-    record Kill(String name, Kind kind, long pid, Instant at) {}
+    /**
+     * A kill -9: {@code at} when SIGKILL was sent (from then on the broker may hand the process's
+     * unacknowledged messages to others), {@code reaped} when the process was seen gone.
+     */
+    record Kill(String name, Kind kind, long pid, Instant at, Instant reaped) {}
 
     static final String RELAY_MAIN = "dev.outbox.relay.cli.RelayCommand";
     static final String RELAY_READY = "relay loop started";
@@ -99,13 +103,14 @@ final class Supervisor implements AutoCloseable {
     synchronized Kill killAndRestart(int index) {
         Slot s = slots.get(index);
         long pid = s.process.pid();
+        Instant signalled = Instant.now();
         s.process.destroyForcibly(); // SIGKILL
         try {
             s.process.waitFor(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        Kill kill = new Kill(s.name, s.kind, pid, Instant.now());
+        Kill kill = new Kill(s.name, s.kind, pid, signalled, Instant.now());
         kills.add(kill);
         spawn(s);
         return kill;

@@ -32,4 +32,24 @@ class CountsTest {
 
         assertThat(Counts.fault(EARLIER, AGAIN, List.of(), List.of(exit), List.of())).startsWith(Counts.UNEXPLAINED);
     }
+
+    /**
+     * The full run at 7abdd9c: SIGKILL sent, the broker gave the message to another worker, whose call
+     * came 3-40 ms before the supervisor saw the killed process reaped; timed by the reaping, the kill
+     * fell after the duplicate and 4 duplicates were called unexplained.
+     */
+    @Test
+    void aKillSignalledBetweenTheCallsExplainsTheDuplicateEvenWhenTheProcessWasReapedAfterIt() {
+        Supervisor.Kill kill = new Supervisor.Kill("worker-3", Supervisor.Kind.WORKER, 42, T0.plusMillis(1_990), T0.plusMillis(2_020));
+
+        assertThat(Counts.fault(EARLIER, AGAIN, List.of(kill), List.of(), List.of()))
+                .isEqualTo("kill -9 of the worker that ran the earlier call");
+    }
+
+    @Test
+    void aKillSignalledAfterTheDuplicateExplainsNothing() {
+        Supervisor.Kill kill = new Supervisor.Kill("worker-3", Supervisor.Kind.WORKER, 42, T0.plusMillis(2_020), T0.plusMillis(2_050));
+
+        assertThat(Counts.fault(EARLIER, AGAIN, List.of(kill), List.of(), List.of())).startsWith(Counts.UNEXPLAINED);
+    }
 }
