@@ -165,7 +165,9 @@ final class Counts {
 
     static String fault(Call earlier, Call call, List<Supervisor.Kill> kills, List<Supervisor.Exit> exits, List<Outage> outages) {
         for (Supervisor.Kill k : kills) {
-            if (k.pid() == earlier.pid && within(k.at(), earlier.at, call.at)) {
+            // the process died somewhere between SIGKILL and its reaping: after its own call (which PostgreSQL may
+            // have timed after the signal), before the broker handed its message on
+            if (k.pid() == earlier.pid && !k.at().isAfter(call.at) && !k.reaped().isBefore(earlier.at)) {
                 return "kill -9 of the worker that ran the earlier call";
             }
         }

@@ -29,7 +29,8 @@ final class Supervisor implements AutoCloseable {
     /** A kill -9 the suite sent. */
     /**
      * A kill -9: {@code at} when SIGKILL was sent (from then on the broker may hand the process's
-     * unacknowledged messages to others), {@code reaped} when the process was seen gone.
+     * unacknowledged messages to others), {@code reaped} when the process was seen gone; it died in
+     * between, and PostgreSQL may still time a statement the process sent before it died after {@code at}.
      */
     record Kill(String name, Kind kind, long pid, Instant at, Instant reaped) {}
 

@@ -52,4 +52,24 @@ class CountsTest {
 
         assertThat(Counts.fault(EARLIER, AGAIN, List.of(kill), List.of(), List.of())).startsWith(Counts.UNEXPLAINED);
     }
+
+    /**
+     * The full run at 4177446: SIGKILL sent at 0, the earlier call timed by PostgreSQL 62 ms later (an
+     * insert the process had sent before it died), the process reaped at 70 ms, the duplicate at 113 ms.
+     */
+    @Test
+    void aKillExplainsTheDuplicateOfACallThatPostgresTimedBetweenTheSignalAndTheReaping() {
+        Counts.Call earlier = new Counts.Call(DELIVERY, DISPATCH, 42, "ok", T0.plusMillis(62));
+        Counts.Call again = new Counts.Call(DELIVERY, DISPATCH, 43, "ok", T0.plusMillis(113));
+        Supervisor.Kill kill = new Supervisor.Kill("worker-3", Supervisor.Kind.WORKER, 42, T0, T0.plusMillis(70));
+
+        assertThat(Counts.fault(earlier, again, List.of(kill), List.of(), List.of())).isEqualTo("kill -9 of the worker that ran the earlier call");
+    }
+
+    @Test
+    void aKillReapedBeforeTheEarlierCallExplainsNothing() {
+        Supervisor.Kill kill = new Supervisor.Kill("worker-3", Supervisor.Kind.WORKER, 42, T0.minusMillis(500), T0.minusMillis(400));
+
+        assertThat(Counts.fault(EARLIER, AGAIN, List.of(kill), List.of(), List.of())).startsWith(Counts.UNEXPLAINED);
+    }
 }
