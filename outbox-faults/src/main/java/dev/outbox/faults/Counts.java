@@ -77,7 +77,8 @@ final class Counts {
         Map<Integer, Long> perDispatch = histogram("dispatch_id");
         Map<Integer, Long> perDelivery = histogram("delivery_id");
         Map<String, Long> causes = new TreeMap<>();
-        long duplicates = attributeDuplicates(supervisor.kills(), outages, causes);
+        List<String> unexplainedSamples = new ArrayList<>();
+        long duplicates = attributeDuplicates(supervisor.kills(), supervisor.exits(), outages, causes, unexplainedSamples, supervisor.logsByPid());
         long unexplained = causes.entrySet().stream().filter(e -> e.getKey().startsWith(UNEXPLAINED)).mapToLong(Map.Entry::getValue).sum();
         Map<String, Long> exits = new TreeMap<>();
         long relayExits = 0;
@@ -96,12 +97,15 @@ final class Counts {
                 events(), missing(producers.acknowledged()), unrouted(), count("SELECT count(*) FROM " + s + "outbox_deliveries"),
                 byStatus, lost, doomed, doomedFailed, completedTwice, completedWithoutCall, calls, perDispatch, perDelivery,
                 duplicates, causes, unexplained, relayKills, kills.size() - relayKills, outages, relayExits, workerExits, exits,
-                peakUnrouted, peakDispatched, drained, drainSeconds, stops);
+                peakUnrouted, peakDispatched, drained, drainSeconds, stops, unexplainedSamples);
     }
 
     static final String UNEXPLAINED = "unexplained";
 
-    private record Call(UUID delivery, UUID dispatch, long pid, String outcome, Instant at) {}
+    record Call(UUID delivery, UUID dispatch, long pid, String outcome, Instant at) {}
+
+    /** How many unexplained duplicates the report lists one by one, with the logs of the processes that made the calls. */
+    static final int UNEXPLAINED_SAMPLES = 30;
 
     private record Transition(UUID dispatch, String oldStatus, String newStatus, Instant at, @Nullable Instant oldTimeoutAt) {}
 
@@ -112,7 +116,8 @@ final class Counts {
      * kill), and the path: the same message delivered again, or the dispatch timed out or sent back
      * and dispatched again.
      */
-    private long attributeDuplicates(List<Supervisor.Kill> kills, List<Outage> outages, Map<String, Long> causes) {
+    private long attributeDuplicates(List<Supervisor.Kill> kills, List<Supervisor.Exit> exits, List<Outage> outages, Map<String, Long> causes,
+            List<String> unexplainedSamples, Map<Long, String> logsByPid) {
         Map<UUID, List<Call>> calls = new LinkedHashMap<>();
         query("SELECT delivery_id, dispatch_id, pid, outcome, called_at FROM " + s + Instrumentation.CALLS
                 + " WHERE delivery_id IN (SELECT delivery_id FROM " + s + Instrumentation.CALLS
@@ -141,22 +146,35 @@ final class Counts {
                 }
                 duplicates++;
                 List<Transition> history = transitions.getOrDefault(call.delivery, List.of());
-                String fault = fault(earlier, call, kills, outages);
+                String fault = fault(earlier, call, kills, exits, outages);
                 if (fault.startsWith(UNEXPLAINED) && lateForItsTimeout(earlier, history)) {
                     fault = "no fault: the call began within " + LATE_SECONDS + " s of its delivery timeout (a queue wait as long as"
                             + " the timeout), the timeout came before the completion";
                 }
                 String cause = fault + " → " + path(earlier, call, history);
                 causes.merge(cause, 1L, Long::sum);
+                if (fault.startsWith(UNEXPLAINED) && unexplainedSamples.size() < UNEXPLAINED_SAMPLES) {
+                    unexplainedSamples.add("delivery " + call.delivery + " dispatch " + call.dispatch + ": earlier call " + earlier.dispatch
+                            + " at " + earlier.at + " by pid " + earlier.pid + " (" + logsByPid.getOrDefault(earlier.pid, "?") + "), this call at "
+                            + call.at + " by pid " + call.pid + " (" + logsByPid.getOrDefault(call.pid, "?") + ")");
+                }
             }
         }
         return duplicates;
     }
 
-    private static String fault(Call earlier, Call call, List<Supervisor.Kill> kills, List<Outage> outages) {
+    static String fault(Call earlier, Call call, List<Supervisor.Kill> kills, List<Supervisor.Exit> exits, List<Outage> outages) {
         for (Supervisor.Kill k : kills) {
-            if (k.pid() == earlier.pid && within(k.at(), earlier.at, call.at)) {
+            // the process died somewhere between SIGKILL and its reaping: after its own call (which PostgreSQL may
+            // have timed after the signal), before the broker handed its message on
+            if (k.pid() == earlier.pid && !k.at().isAfter(call.at) && !k.reaped().isBefore(earlier.at)) {
                 return "kill -9 of the worker that ran the earlier call";
+            }
+        }
+        for (Supervisor.Exit x : exits) {
+            // the supervisor notices an exit up to 100 ms late: the broker may have redelivered by then
+            if (x.pid() == earlier.pid && within(x.at(), earlier.at, call.at.plus(EXIT_NOTICED_WITHIN))) {
+                return "unasked exit of the worker that ran the earlier call";
             }
         }
         for (Outage.Kind kind : List.of(Outage.Kind.PG_RESTART, Outage.Kind.BROKER_STOP)) {
@@ -174,6 +192,9 @@ final class Counts {
         }
         return UNEXPLAINED + " (no fault between the calls)";
     }
+
+    /** How late the supervisor may notice that a process exited. */
+    static final java.time.Duration EXIT_NOTICED_WITHIN = java.time.Duration.ofSeconds(1);
 
     /** How close to its delivery timeout a job may begin before a timeout winning the race with its completion counts as explained. */
     static final int LATE_SECONDS = 5;

@@ -102,7 +102,13 @@ public final class FaultSuite {
         }
         System.out.println();
         System.out.print(report.toMarkdown());
-        List<String> broken = report.brokenPromises(Boolean.parseBoolean(System.getProperty(STRICT_RELAY_EXITS, "true")));
+        List<String> broken = report.brokenPromises(Boolean.parseBoolean(System.getProperty(STRICT_RELAY_EXITS, "true")),
+                Boolean.parseBoolean(System.getProperty(STRICT_WORKER_EXITS, "true")));
+        if (!report.unexplainedSamples().isEmpty()) {
+            System.out.println();
+            System.out.println("unexplained duplicates, one by one (the first " + report.unexplainedSamples().size() + "):");
+            report.unexplainedSamples().forEach(line -> System.out.println("  " + line));
+        }
         System.out.println();
         System.out.println(broken.isEmpty() ? "promises held" : "promises broken: " + String.join("; ", broken));
         if (keepLogs) {
@@ -115,6 +121,8 @@ public final class FaultSuite {
 
     /** The system property ({@code true} unless set to {@code false}) that makes an unexpected relay exit a broken promise (issue 12, item 1). */
     public static final String STRICT_RELAY_EXITS = "outbox.faults.strictRelayExits";
+    /** {@code false}: count workers that exit unasked without failing the run (to compare a build older than the worker's outage handling). */
+    public static final String STRICT_WORKER_EXITS = "outbox.faults.strictWorkerExits";
 
     static Scenario scenario(Map<String, String> o) {
         Scenario b = o.containsKey("--small") ? Scenario.small() : Scenario.full();
@@ -235,6 +243,7 @@ public final class FaultSuite {
             progress.printf(drained ? "drained in %.1f s; SIGTERM to every process%n" : "not drained after %.0f s; SIGTERM to every process%n",
                     drainSeconds);
             List<Supervisor.Stop> stops = supervisor.terminateAll(SIGTERM_WAIT);
+            writeTimeline(runDir.resolve("logs").resolve("faults.txt"), supervisor, outages);
             return counts.report(scenario, (System.nanoTime() - runStart) / 1e9, faultPeriod, producers, supervisor, outages, sampler.peakUnrouted.get(),
                     sampler.peakDispatched.get(), drained, drainSeconds, stops);
         } finally {
@@ -252,6 +261,22 @@ public final class FaultSuite {
      * restarts alternating; a kill every ~K s (±30 %) until the period is over and the producers are
      * done, so that every event is recorded under faults.
      */
+    /** Every fault with its time, for reading the kept logs beside the report: kills, unasked exits, outages. */
+    private static void writeTimeline(Path file, Supervisor supervisor, List<Outage> outages) {
+        List<String> lines = new ArrayList<>();
+        supervisor.kills().forEach(k -> lines.add(k.at() + " kill -9 " + k.name() + " pid " + k.pid() + " (reaped "
+                + k.reaped() + ")"));
+        supervisor.exits().forEach(x -> lines.add(x.at() + " unasked exit " + x.name() + " pid " + x.pid() + " code " + x.exitCode() + " ("
+                + x.log() + "): " + x.lastLogLine()));
+        outages.forEach(o -> lines.add(o.start() + " " + o.kind().label + " until " + o.end()));
+        java.util.Collections.sort(lines);
+        try {
+            Files.write(file, lines);
+        } catch (java.io.IOException e) {
+            System.err.println("outbox-faults: cannot write " + file + " (" + e.getClass().getSimpleName() + ")");
+        }
+    }
+
     private static List<Outage> injectFaults(Scenario sc, Supervisor supervisor, PrivatePostgres pg, PrivateRabbit rabbit,
             Producers producers, Progress progress) throws InterruptedException {
         record Action(long atMillis, String what) {}

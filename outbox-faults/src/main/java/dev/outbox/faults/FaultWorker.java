@@ -36,6 +36,7 @@ public final class FaultWorker {
         config.setMaximumPoolSize(6);
         config.setConnectionTimeout(10_000);
         config.setPoolName("fault-worker");
+        config.setInitializationFailTimeout(-1); // started during a PostgreSQL restart: OutboxWorker.start() waits for it
         HikariDataSource dataSource = new HikariDataSource(config);
         String insert = "INSERT INTO " + schema + "." + Instrumentation.CALLS
                 + " (delivery_id, event_id, dispatch_id, attempt, pid, outcome) VALUES (?, ?, ?, ?, ?, ?)";

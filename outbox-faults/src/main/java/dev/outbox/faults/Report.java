@@ -16,6 +16,7 @@ import java.util.Map;
  *     call, or an earlier call of the same dispatch)
  * @param duplicateCauses the duplicates by cause: the fault in their window and the path they took
  * @param unexpectedExits processes that exited unasked, by kind, exit code and last log line
+ * @param unexplainedSamples the first unexplained duplicates one by one: ids, times, pids and the log files of both calls
  */
 public record Report(
         Scenario scenario,
@@ -50,9 +51,11 @@ public record Report(
         long peakDispatched,
         boolean drained,
         double drainSeconds,
-        List<Supervisor.Stop> stops) {
+        List<Supervisor.Stop> stops,
+        List<String> unexplainedSamples) {
 
     public Report {
+        unexplainedSamples = List.copyOf(unexplainedSamples);
         deliveriesByStatus = Map.copyOf(deliveriesByStatus);
         callsPerDispatch = Map.copyOf(callsPerDispatch);
         callsPerDelivery = Map.copyOf(callsPerDelivery);
@@ -71,9 +74,10 @@ public record Report(
      * The promises that must hold whatever the faults: nothing committed is lost, nothing is completed
      * twice, every duplicate handler call has a fault behind it, the run drained, every process stopped
      * on SIGTERM. With {@code strictRelayExits}, a relay exiting unasked breaks a promise too (issue 12,
-     * item 1: a relay must ride out a database outage).
+     * item 1: a relay must ride out a database outage); with {@code strictWorkerExits} a worker likewise
+     * (the worker waits for the database and the broker at start-up and rides out their outages).
      */
-    public List<String> brokenPromises(boolean strictRelayExits) {
+    public List<String> brokenPromises(boolean strictRelayExits, boolean strictWorkerExits) {
         List<String> broken = new java.util.ArrayList<>();
         if (!drained) {
             broken.add("not drained within " + scenario.drainTimeoutSeconds() + " s");
@@ -92,6 +96,9 @@ public record Report(
         }
         if (strictRelayExits && unexpectedRelayExits > 0) {
             broken.add(unexpectedRelayExits + " relay(s) exited unasked");
+        }
+        if (strictWorkerExits && unexpectedWorkerExits > 0) {
+            broken.add(unexpectedWorkerExits + " worker(s) exited unasked");
         }
         return broken;
     }

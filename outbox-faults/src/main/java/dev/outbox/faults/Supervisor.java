@@ -24,10 +24,15 @@ final class Supervisor implements AutoCloseable {
     enum Kind { RELAY, WORKER }
 
     /** A process that exited without being asked to. */
-    record Exit(String name, Kind kind, int exitCode, String lastLogLine, Instant at) {}
+    record Exit(String name, Kind kind, long pid, int exitCode, String lastLogLine, Instant at, String log) {}
 
     /** A kill -9 the suite sent. */
-    record Kill(String name, Kind kind, long pid, Instant at) {}
+    /**
+     * A kill -9: {@code at} when SIGKILL was sent (from then on the broker may hand the process's
+     * unacknowledged messages to others), {@code reaped} when the process was seen gone; it died in
+     * between, and PostgreSQL may still time a statement the process sent before it died after {@code at}.
+     */
+    record Kill(String name, Kind kind, long pid, Instant at, Instant reaped) {}
 
     static final String RELAY_MAIN = "dev.outbox.relay.cli.RelayCommand";
     static final String RELAY_READY = "relay loop started";
@@ -38,6 +43,7 @@ final class Supervisor implements AutoCloseable {
     private final List<Slot> slots = new ArrayList<>();
     private final List<Exit> exits = Collections.synchronizedList(new ArrayList<>());
     private final List<Kill> kills = Collections.synchronizedList(new ArrayList<>());
+    private final Map<Long, String> logsByPid = new java.util.concurrent.ConcurrentHashMap<>();
     private final Thread monitor;
     private volatile boolean supervising = true;
 
@@ -98,13 +104,14 @@ final class Supervisor implements AutoCloseable {
     synchronized Kill killAndRestart(int index) {
         Slot s = slots.get(index);
         long pid = s.process.pid();
+        Instant signalled = Instant.now();
         s.process.destroyForcibly(); // SIGKILL
         try {
             s.process.waitFor(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        Kill kill = new Kill(s.name, s.kind, pid, Instant.now());
+        Kill kill = new Kill(s.name, s.kind, pid, signalled, Instant.now());
         kills.add(kill);
         spawn(s);
         return kill;
@@ -118,6 +125,11 @@ final class Supervisor implements AutoCloseable {
         synchronized (exits) {
             return List.copyOf(exits);
         }
+    }
+
+    /** The log file of each process started, by pid ({@code worker-2.3.log}). */
+    Map<Long, String> logsByPid() {
+        return Map.copyOf(logsByPid);
     }
 
     List<Kill> kills() {
@@ -178,7 +190,8 @@ final class Supervisor implements AutoCloseable {
                         continue;
                     }
                     if (s.restartAtNanos == 0) {
-                        exits.add(new Exit(s.name, s.kind, s.process.exitValue(), lastLine(s.log), Instant.now()));
+                        exits.add(new Exit(s.name, s.kind, s.process.pid(), s.process.exitValue(), exitLine(s.log), Instant.now(),
+                                s.log.getFileName().toString()));
                         s.restartAtNanos = now + RESTART_DELAY.toNanos();
                     } else if (now >= s.restartAtNanos) {
                         spawn(s);
@@ -210,9 +223,29 @@ final class Supervisor implements AutoCloseable {
         pb.environment().putAll(env);
         try {
             s.process = pb.start();
+            logsByPid.put(s.process.pid(), s.log.getFileName().toString());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + s.name, e);
         }
+    }
+
+    /**
+     * Why a process exited unasked: the "Exception in thread" line of an uncaught exception when the
+     * log has one (shutdown hooks log after it), else {@link #lastLine}.
+     */
+    static String exitLine(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                String line = lines.get(i).strip();
+                if (line.startsWith("Exception in thread")) {
+                    return line.length() > 200 ? line.substring(0, 200) + "…" : line;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return "(no log)";
+        }
+        return lastLine(log);
     }
 
     /**

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
  * two workers, a few kills -9, a broker stop and an immediate PostgreSQL restart, on private servers.
  * It asserts the promises that hold whatever the faults; the figures are printed, not asserted.
  *
- * <p>A relay rides out a database or broker outage (issue 12, item 1): one that exits unasked fails
- * the test.
+ * <p>A relay and a worker ride out a database or broker outage (issue 12): one that exits unasked
+ * fails the test.
  */
 class FaultInjectionIT {
 
@@ -39,5 +39,6 @@ class FaultInjectionIT {
         assertThat(report.relayKills() + report.workerKills()).as("kills").isPositive();
         assertThat(report.outages()).extracting(Outage::kind).contains(Outage.Kind.BROKER_STOP, Outage.Kind.PG_RESTART);
         assertThat(report.unexpectedRelayExits()).as("relays that exited unasked: %s", report.unexpectedExits()).isZero();
+        assertThat(report.unexpectedWorkerExits()).as("workers that exited unasked: %s", report.unexpectedExits()).isZero();
     }
 }

@@ -31,4 +31,15 @@ class SupervisorTest {
         assertThat(Supervisor.lastLine(other)).isEqualTo("[main] INFO Relay - relay loop stopped");
         assertThat(Supervisor.lastLine(dir.resolve("missing.log"))).isEqualTo("(no log)");
     }
+
+    @Test
+    void anUnaskedExitIsExplainedByItsUncaughtExceptionNotByWhatTheShutdownHooksLoggedAfterIt() throws Exception {
+        Path log = Files.writeString(dir.resolve("worker-1.2.log"), "2026-12-01T09:37:26.947Z [main] INFO Worker - starting\n"
+                + "Exception in thread \"main\" dev.outbox.api.OutboxException: the worker could not start consuming\n\tat a.B.c(B.java:1)\n"
+                + "2026-12-01T09:37:27.001Z [fault-worker-stop] INFO com.zaxxer.hikari.HikariDataSource - fault-worker - Shutdown completed.\n");
+
+        assertThat(Supervisor.exitLine(log)).isEqualTo("Exception in thread \"main\" dev.outbox.api.OutboxException: the worker could not start consuming");
+        assertThat(Supervisor.exitLine(Files.writeString(dir.resolve("relay-1.3.log"), "outbox-relay: database error (EOFException)\n")))
+                .isEqualTo("outbox-relay: database error (EOFException)");
+    }
 }

@@ -49,7 +49,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>an {@link Error}: failed {@code worker_died}, logged at ERROR; the worker goes on serving.</li>
  * </ul>
  * The message is acknowledged only after the database holds the outcome; the broker never requeues a
- * handled message (the outbox owns retries). Malformed messages are rejected without requeue, and a
+ * handled message (the outbox owns retries). A lookup or an outcome write that meets a database outage
+ * is tried again with its message unacknowledged; a worker closed meanwhile leaves the message to the
+ * broker for another worker. Malformed messages are rejected without requeue, and a
  * delivery they identify is failed with a safe reason ({@code bad_message}, {@code unknown_job_type},
  * {@code undeserializable_event}).
  *
@@ -70,7 +72,13 @@ public final class OutboxWorker implements AutoCloseable {
         return new Builder();
     }
 
-    /** Connects to the broker and starts consuming every queue. */
+    /**
+     * Checks that the outbox tables answer, connects to the broker and starts consuming every queue.
+     * While the database is unavailable (a refused or lost connection, a server restarting) or the
+     * broker refuses connections, waits and tries again after 100 ms doubling up to 5 s; {@link #close()}
+     * from another thread ends the wait. A fatal error (a missing table, a refused login) fails at once
+     * with an {@link dev.outbox.api.OutboxException}.
+     */
     public void start() {
         engine.start();
     }

@@ -11,6 +11,7 @@ import dev.outbox.testing.TcpProxy;
 import dev.outbox.worker.WorkerFixture.Sent;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -86,6 +87,20 @@ class BrokerOutageIT {
 
     private void awaitCompleted(Sent sent) {
         await().atMost(Duration.ofSeconds(30)).until(() -> fixture.status(sent.deliveryId()) == OutboxDeliveryStatus.completed);
+    }
+
+    @Test
+    void startWaitsForABrokerThatRefusesConnectionsAndConsumesOnceItAnswers() throws Exception {
+        proxy.down();
+        try (OutboxWorker worker = worker((event, context) -> {})) {
+            CompletableFuture<Void> started = CompletableFuture.runAsync(worker::start);
+            Thread.sleep(1_500);
+            assertThat(started).as("start() waits while the broker refuses connections").isNotDone();
+
+            proxy.up();
+            started.get(15, TimeUnit.SECONDS);
+            awaitCompleted(send(1));
+        }
     }
 
     @Test

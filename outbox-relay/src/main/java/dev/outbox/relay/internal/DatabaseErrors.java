@@ -1,27 +1,15 @@
 package dev.outbox.relay.internal;
 
+import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.RelayException;
-import java.io.EOFException;
-import java.net.ConnectException;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.sql.SQLException;
-import java.sql.SQLTransientConnectionException;
-import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /**
- * Tells a database outage, which a looping relay rides out, from a fatal database error, which ends
- * it. Transient: a lost, refused or timed-out connection (SQLState class 08, a socket error, a pool
- * that found no connection in time), an administrator shutdown or crash recovery (57P01, 57P02,
- * 57P03), too many connections (53300), a serialization failure or deadlock (40001, 40P01). Anything
- * else is fatal, a missing table (42P01), a missing permission (42501), a refused login (28P01,
- * 28000) or a missing database (3D000) first of all: retrying would not change them.
+ * The relay's exceptions for database errors: a {@link DatabaseUnavailableException} for an outage,
+ * which a looping relay rides out, a {@link RelayException} for a fatal error, which ends it. Which is
+ * which is decided once for the relay and the worker by {@link DatabaseOutages}.
  */
 final class DatabaseErrors {
-
-    private static final Set<String> TRANSIENT_STATES = Set.of("57P01", "57P02", "57P03", "53300", "40001", "40P01");
 
     private DatabaseErrors() {}
 
@@ -31,60 +19,8 @@ final class DatabaseErrors {
      * driver's message.
      */
     static RelayException classify(Throwable e) {
-        String state = sqlState(e);
-        String message = "database error (" + rootCause(e) + (state == null ? "" : ", SQLState " + state) + ")";
-        return isTransient(e) ? new DatabaseUnavailableException(message.replaceFirst("^database error", "database unavailable"), e)
-                : new RelayException(message + hint(state), e);
-    }
-
-    /** True when {@code e} (or a cause) says the database is down, restarting or busy, and no cause says it is fatal. */
-    static boolean isTransient(Throwable e) {
-        boolean transientSeen = false;
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql && sql.getSQLState() != null) {
-                String state = sql.getSQLState();
-                if (state.startsWith("08") || TRANSIENT_STATES.contains(state)) {
-                    transientSeen = true;
-                } else {
-                    return false; // a definite answer from the server: a refused login, a missing table ...
-                }
-            } else if (t instanceof SQLTransientConnectionException || t instanceof ConnectException || t instanceof EOFException
-                    || t instanceof SocketException || t instanceof SocketTimeoutException) {
-                transientSeen = true;
-            }
-        }
-        return transientSeen;
-    }
-
-    /** The innermost SQLState of {@code e}'s causes, if any: five safe characters. */
-    static @Nullable String sqlState(Throwable e) {
-        String state = null;
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().matches("[0-9A-Z]{5}")) {
-                state = sql.getSQLState();
-            }
-        }
-        return state;
-    }
-
-    private static String hint(@Nullable String state) {
-        if (state == null) {
-            return "";
-        }
-        return switch (state) {
-            case "42P01" -> ": a table is missing (wrong schema, or not migrated: run migrate)";
-            case "42501" -> ": permission denied";
-            case "28P01", "28000" -> ": the database refused the login";
-            case "3D000" -> ": the database does not exist";
-            default -> "";
-        };
-    }
-
-    private static String rootCause(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t.getClass().getSimpleName();
+        String detail = DatabaseOutages.describe(e);
+        return DatabaseOutages.isTransient(e) ? new DatabaseUnavailableException("database unavailable (" + detail + ")", e)
+                : new RelayException("database error (" + detail + ")" + DatabaseOutages.hint(DatabaseOutages.sqlState(e)), e);
     }
 }

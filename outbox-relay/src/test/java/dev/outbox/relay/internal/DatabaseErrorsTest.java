@@ -3,6 +3,7 @@ package dev.outbox.relay.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.pool.HikariPool;
+import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.RelayException;
 import java.io.EOFException;
@@ -10,9 +11,9 @@ import java.net.ConnectException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import org.jooq.exception.DataAccessException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** Which database errors a looping relay rides out and which end it. */
 class DatabaseErrorsTest {
@@ -42,9 +43,9 @@ class DatabaseErrorsTest {
 
     @Test
     void aLostConnectionWithoutSqlStateIsTransient() {
-        assertThat(DatabaseErrors.isTransient(new DataAccessException("x", new SQLException("x", null, new EOFException())))).isTrue();
-        assertThat(DatabaseErrors.isTransient(new DataAccessException("x", new ConnectException()))).isTrue();
-        assertThat(DatabaseErrors.isTransient(new DataAccessException("x", new SQLTransientConnectionException("pool timed out")))).isTrue();
+        assertThat(DatabaseOutages.isTransient(new DataAccessException("x", new SQLException("x", null, new EOFException())))).isTrue();
+        assertThat(DatabaseOutages.isTransient(new DataAccessException("x", new ConnectException()))).isTrue();
+        assertThat(DatabaseOutages.isTransient(new DataAccessException("x", new SQLTransientConnectionException("pool timed out")))).isTrue();
     }
 
     @Test
@@ -52,7 +53,7 @@ class DatabaseErrorsTest {
         SQLException login = new SQLException("password authentication failed", "28P01");
         DataAccessException e = new DataAccessException("x", new SQLTransientConnectionException("pool timed out", "28P01", login));
 
-        assertThat(DatabaseErrors.isTransient(e)).isFalse();
+        assertThat(DatabaseOutages.isTransient(e)).isFalse();
         assertThat(DatabaseErrors.classify(e)).hasMessageContaining("refused the login");
     }
 
@@ -61,6 +62,6 @@ class DatabaseErrorsTest {
         HikariPool.PoolInitializationException e = new HikariPool.PoolInitializationException(
                 new SQLException("Connection refused", "08001", new ConnectException()));
 
-        assertThat(DatabaseErrors.isTransient(e)).isTrue();
+        assertThat(DatabaseOutages.isTransient(e)).isTrue();
     }
 }

@@ -1,5 +1,6 @@
 package dev.outbox.worker.internal;
 
+import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.delivery.DeliveryLog;
 import dev.outbox.delivery.WorkerTransitions;
 import java.util.ArrayList;
@@ -96,12 +97,22 @@ final class CompletionWriter implements AutoCloseable {
 
     private void write(List<Completed> group) {
         Set<UUID> completed;
+        List<WorkerTransitions.Dispatch> dispatches = group.stream().map(Completed::dispatch).toList();
         try {
-            completed = transitions.complete(dsl, group.stream().map(Completed::dispatch).toList());
+            completed = DatabaseRetry.until(log, "write the completion of " + group.size() + " deliveries", "their messages stay unacknowledged",
+                    () -> closing, () -> transitions.complete(dsl, dispatches));
+        } catch (DatabaseRetry.Stopped e) {
+            // never acknowledge what the database did not record: the broker gives the messages to another worker
+            log.warn("stopping while the database is unavailable: the completion of {} deliveries is not written; their messages are"
+                    + " left unacknowledged for another worker", group.size());
+            for (Completed c : group) {
+                c.written().run();
+            }
+            return;
         } catch (RuntimeException e) {
-            // the database did not take the outcome: drop the messages; the deliveries time out and are retried
+            // a fatal database error: drop the messages; the deliveries time out and are retried
             log.error("could not write the completion of {} deliveries ({}); their messages are rejected and the deliveries"
-                    + " will be retried after their timeout", group.size(), e.getClass().getName());
+                    + " will be retried after their timeout", group.size(), DatabaseOutages.describe(e));
             for (Completed c : group) {
                 c.settlement().reject();
                 c.written().run();

@@ -1,6 +1,7 @@
 package dev.outbox.worker.internal;
 
 import dev.outbox.api.EventSerializer;
+import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.delivery.DeliveryLog;
 import dev.outbox.delivery.DeliveryMessage;
 import dev.outbox.delivery.FailureReason;
@@ -17,6 +18,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -59,9 +62,11 @@ final class MessageProcessor {
     private final EventSerializer serializer;
     private final Map<String, Registration<?>> handlers;
     private final Map<UUID, Running> running = new ConcurrentHashMap<>();
+    private final BooleanSupplier stopping;
 
     MessageProcessor(DSLContext dsl, DeliveryQueries queries, WorkerTransitions transitions, CompletionWriter completions,
-            EventSerializer serializer, Map<String, Registration<?>> handlers) {
+            EventSerializer serializer, Map<String, Registration<?>> handlers, BooleanSupplier stopping) {
+        this.stopping = stopping;
         this.dsl = dsl;
         this.queries = queries;
         this.transitions = transitions;
@@ -104,15 +109,26 @@ final class MessageProcessor {
     }
 
     /**
-     * Reads the deliveries of {@code runs} with their events in one query. When the database fails,
-     * every message is rejected (its delivery times out and is retried) and the result is null.
+     * Reads the deliveries of {@code runs} with their events in one query. While the database is
+     * unavailable the query is tried again with backoff, the messages unacknowledged; when the queue's
+     * consumer stops meanwhile ({@code stopping}), the messages are left unacknowledged for the broker to
+     * give to another worker, and the result is null. On a fatal database error every message is
+     * rejected (its delivery times out and is retried) and the result is null.
      */
-    @Nullable Map<UUID, DeliveryRow> lookup(List<Running> runs) {
+    @Nullable Map<UUID, DeliveryRow> lookup(List<Running> runs, BooleanSupplier stopping) {
+        List<UUID> ids = runs.stream().map(r -> r.dispatch.deliveryId()).toList();
         try {
-            return queries.lookup(runs.stream().map(r -> r.dispatch.deliveryId()).toList());
+            return DatabaseRetry.until(log, "read " + runs.size() + " deliveries", "their messages stay unacknowledged",
+                    () -> stopping.getAsBoolean() || this.stopping.getAsBoolean(), () -> queries.lookup(ids));
+        } catch (DatabaseRetry.Stopped e) {
+            log.warn("stopping while the database is unavailable: {} messages left unacknowledged for another worker", runs.size());
+            for (Running r : runs) {
+                running.remove(r.dispatch.dispatchId(), r);
+            }
+            return null;
         } catch (RuntimeException e) {
             log.error("could not read {} deliveries ({}); their messages are rejected, the deliveries will time out and be retried",
-                    runs.size(), e.getClass().getName());
+                    runs.size(), DatabaseOutages.describe(e));
             for (Running r : runs) {
                 r.settlement.reject();
                 running.remove(r.dispatch.dispatchId(), r);
@@ -153,8 +169,12 @@ final class MessageProcessor {
             } finally {
                 clearIds();
             }
+        } catch (DatabaseRetry.Stopped e) {
+            // the worker stops while the database cannot take the outcome: the broker gives the message to another worker
+            log.warn("stopping while the database is unavailable: the outcome of delivery {} dispatch {} is not written; its message"
+                    + " is left unacknowledged for another worker", message.deliveryId(), message.dispatchId());
         } catch (Throwable t) {
-            // an Error while writing an outcome (out of memory, say): keep the consumer alive
+            // a fatal database error, or an Error while writing an outcome (out of memory, say): keep the consumer alive
             log.error("could not settle delivery {} dispatch {} ({}); message rejected, the delivery will time out and be retried",
                     message.deliveryId(), message.dispatchId(), t.getClass().getName());
             run.settlement.reject();
@@ -213,7 +233,8 @@ final class MessageProcessor {
                 return true;
             }
             if (failure instanceof RetryableOutboxException) {
-                Optional<RetryOutcome> outcome = transitions.retryOrFail(dsl, dispatch);
+                Optional<RetryOutcome> outcome = write("write the retry of delivery " + dispatch.deliveryId(),
+                        () -> transitions.retryOrFail(dsl, dispatch));
                 if (outcome.isPresent()) {
                     DeliveryLog.retryOutcome(log, outcome.get(), "retryable_error");
                 } else {
@@ -235,7 +256,7 @@ final class MessageProcessor {
 
     /** T7 with a safe reason, logged, then the ack. */
     private void failAndAck(DeliveryRow row, Running run, FailureReason reason, @Nullable String exceptionClass) {
-        if (transitions.fail(dsl, run.dispatch, reason)) {
+        if (write("write the failure of delivery " + run.dispatch.deliveryId(), () -> transitions.fail(dsl, run.dispatch, reason))) {
             log.error("delivery {} of event {} ({}, queue {}): failed for good on attempt {}, reason {}{}", row.deliveryId(),
                     row.eventId(), row.jobType(), LogText.of(row.queue()), row.attempts(), reason, exceptionClass == null ? "" : " (" + exceptionClass + ")");
         } else {
@@ -246,13 +267,18 @@ final class MessageProcessor {
 
     /** T8 for a dispatch whose job died or could not finish before shutdown, logged, then the ack. */
     void died(Running run, String why) {
-        if (transitions.workerDied(dsl, run.dispatch)) {
+        if (write("write the worker death of delivery " + run.dispatch.deliveryId(), () -> transitions.workerDied(dsl, run.dispatch))) {
             log.error("delivery {} of event {} ({}): worker died running the job ({}); marked failed worker_died",
                     run.dispatch.deliveryId(), run.eventId, LogText.of(run.jobType), why);
         } else {
             notCurrent("worker death", run.dispatch);
         }
         run.settlement.ack();
+    }
+
+    /** An outcome written on a handler thread, tried again while the database is unavailable and the worker not stopping. */
+    private <T> T write(String what, Supplier<T> step) {
+        return DatabaseRetry.until(log, what, "its message stays unacknowledged", stopping, step);
     }
 
     /** Runs the lookup once, before any consumer starts: checks that the tables answer. */

@@ -14,8 +14,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -144,12 +144,23 @@ final class QueueConsumer {
             @Override
             public void handleShutdownSignal(String tag, ShutdownSignalException sig) {
                 if (!stopping) {
-                    log.warn("consumer of queue {} stopped: channel or connection closed ({})", queue,
-                            sig.isHardError() ? "connection" : "channel");
+                    log.warn("consumer of queue {} stopped: channel or connection closed ({}{})", queue,
+                            sig.isHardError() ? "connection" : "channel", closeReason(sig));
                 }
             }
         });
         log.info("consuming queue {} with concurrency {} and prefetch {}", queue, settings.concurrency(), settings.prefetch());
+    }
+
+    /** The broker's reply code and text when it closed the channel or connection (", 406 PRECONDITION_FAILED - ..."), else "". */
+    private static String closeReason(ShutdownSignalException sig) {
+        if (sig.getReason() instanceof AMQP.Channel.Close close) {
+            return ", " + close.getReplyCode() + " " + close.getReplyText();
+        }
+        if (sig.getReason() instanceof AMQP.Connection.Close close) {
+            return ", " + close.getReplyCode() + " " + close.getReplyText();
+        }
+        return sig.isInitiatedByApplication() ? ", by this worker" : "";
     }
 
     /** Whether the queue exists: a passive declaration, on a channel of its own (a 404 closes it). */
@@ -231,9 +242,9 @@ final class QueueConsumer {
 
     private void handOver(List<MessageProcessor.Running> group) {
         long readAt = System.nanoTime();
-        Map<UUID, DeliveryRow> rows = processor.lookup(group);
+        Map<UUID, DeliveryRow> rows = processor.lookup(group, () -> stopping);
         if (rows == null) {
-            ahead.release(group.size()); // all rejected
+            ahead.release(group.size()); // all rejected, or left unacknowledged as the worker stops
             return;
         }
         for (MessageProcessor.Running run : group) {
@@ -244,7 +255,7 @@ final class QueueConsumer {
                             processor.abandon(run);
                         } else {
                             Map<UUID, DeliveryRow> current = System.nanoTime() - readAt <= FRESH_FOR_NANOS ? rows
-                                    : processor.lookup(List.of(run)); // null: rejected, the database failed
+                                    : processor.lookup(List.of(run), () -> stopping); // null: rejected or left, see lookup
                             if (current != null) {
                                 processor.run(queue, run, current.get(run.dispatch.deliveryId()));
                             }

@@ -4,16 +4,23 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.api.EventSerializer;
 import dev.outbox.api.OutboxException;
+import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.delivery.DeliveryTransitions;
 import dev.outbox.delivery.WorkerTransitions;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.worker.QueueSettings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
@@ -50,7 +57,8 @@ public final class WorkerEngine {
         DSLContext db = settings.dsl(); // every query maps it to the configured names itself
         WorkerTransitions transitions = new WorkerTransitions(new DeliveryTransitions(settings.tables(), settings.clock()));
         this.completions = new CompletionWriter(db, transitions, settings.name() + "-completions");
-        this.processor = new MessageProcessor(db, new DeliveryQueries(db, settings.tables()), transitions, completions, settings.serializer(), settings.handlers());
+        this.processor = new MessageProcessor(db, new DeliveryQueries(db, settings.tables()), transitions, completions, settings.serializer(), settings.handlers(),
+                closed::get);
         this.hook = new Thread(this::closeFromHook, settings.name() + "-shutdown");
     }
 
@@ -63,14 +71,23 @@ public final class WorkerEngine {
             throw new IllegalStateException("this worker was started already");
         }
         try {
-            processor.warmUp();
+            DatabaseRetry.until(log, "read the outbox tables at start-up", "the worker starts consuming once it answers", closed::get, () -> {
+                processor.warmUp();
+                return null;
+            });
+        } catch (DatabaseRetry.Stopped e) {
+            throw new OutboxException("the worker was closed while it waited for the database at start-up", e);
         } catch (RuntimeException e) {
             closed.set(true);
             throw new OutboxException("the worker cannot read the outbox tables " + settings.tables() + " (" + e.getClass().getName()
-                    + "); are the migrations applied and the table names right?", e);
+                    + DatabaseOutages.hint(DatabaseOutages.sqlState(e)) + "); are the migrations applied and the table names right?", e);
         }
         try {
-            Connection c = settings.connectionFactory().newConnection(settings.name());
+            Connection c = connectToBroker();
+            if (closed.get()) {
+                c.abort();
+                throw new OutboxException("the worker was closed while it started");
+            }
             connection = c;
             completions.start();
             settings.queues().forEach((queue, queueSettings) ->
@@ -78,13 +95,48 @@ public final class WorkerEngine {
             for (QueueConsumer consumer : consumers) {
                 consumer.start(c);
             }
+        } catch (DatabaseRetry.Stopped e) {
+            close();
+            throw new OutboxException("the worker was closed while it waited for the broker at start-up", e);
         } catch (Exception e) {
             close();
-            throw new OutboxException("the worker could not start consuming (" + e.getClass().getName() + ")", e);
+            Throwable cause = e instanceof UncheckedIOException u ? u.getCause() : e;
+            throw new OutboxException("the worker could not start consuming (" + cause.getClass().getName() + ")", cause);
         }
         if (settings.shutdownHook()) {
             Runtime.getRuntime().addShutdownHook(hook);
         }
+    }
+
+    /**
+     * The broker's connection; a broker that refuses connections (stopped, restarting) is waited for
+     * as the database is at start-up, anything else (a refused login, a bad virtual host) fails at once.
+     */
+    private Connection connectToBroker() {
+        return DatabaseRetry.until(log, "broker", WorkerEngine::brokerOutage, e -> rootCause(e).getClass().getSimpleName(),
+                "connect to the broker at start-up", "the worker starts consuming once it answers", closed::get, () -> {
+                    try {
+                        return settings.connectionFactory().newConnection(settings.name());
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    } catch (TimeoutException e) {
+                        throw new UncheckedIOException(new IOException(e));
+                    }
+                });
+    }
+
+    private static boolean brokerOutage(Throwable e) {
+        Throwable root = rootCause(e);
+        return root instanceof ConnectException || root instanceof SocketTimeoutException || root instanceof NoRouteToHostException
+                || root instanceof TimeoutException;
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     /**
