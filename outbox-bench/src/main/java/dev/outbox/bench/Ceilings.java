@@ -56,14 +56,23 @@ final class Ceilings {
         List<String> command = new ArrayList<>(List.of(pgbench.toString(), "-n", "-f", file.toString(), "-c", "2", "-j", "2",
                 "-T", String.valueOf(seconds), "-h", uri.getHost(), "-p", String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()),
                 "-U", pg.user(), uri.getPath().substring(1)));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        // its output goes to a file, read once pgbench has ended: a pgbench that hangs cannot hang the bench
+        Path output = Files.createTempFile("outbox-ceiling", ".out");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
         if (!pg.password().isEmpty()) {
             pb.environment().put("PGPASSWORD", pg.password());
         }
         Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor(seconds + 60L, TimeUnit.SECONDS);
+        boolean ended = p.waitFor(seconds + 60L, TimeUnit.SECONDS);
+        if (!ended) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        String out = Files.readString(output, StandardCharsets.UTF_8);
         Files.deleteIfExists(file);
+        Files.deleteIfExists(output);
+        if (!ended) {
+            throw new IOException("pgbench did not end within " + (seconds + 60) + " s: " + out);
+        }
         Matcher m = Pattern.compile("tps = ([0-9.]+)").matcher(out);
         if (!m.find()) {
             throw new IOException("pgbench gave no tps: " + out);

@@ -2,6 +2,7 @@ package dev.outbox.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outbox.testing.Slow;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  * relay and the worker as processes of their own and checks that every delivery was completed
  * exactly once, and so does the reference pipeline. The figures themselves are never asserted.
  */
+@Slow
 class BenchSmokeIT {
 
     @TempDir

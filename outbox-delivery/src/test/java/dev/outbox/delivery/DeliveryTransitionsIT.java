@@ -1,7 +1,6 @@
 package dev.outbox.delivery;
 
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
-import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -19,7 +18,6 @@ import java.util.UUID;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.jooq.DSLContext;
-import org.jooq.JSONB;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.BeforeAll;
@@ -57,37 +55,11 @@ class DeliveryTransitionsIT {
         db.truncate();
     }
 
-    private static UUID event() {
-        UUID id = UUID.randomUUID();
-        ctx.insertInto(OUTBOX_EVENTS)
-                .set(OUTBOX_EVENTS.ID, id)
-                .set(OUTBOX_EVENTS.EVENT_TYPE, "order.placed")
-                .set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{}"))
-                .set(OUTBOX_EVENTS.CREATED_AT, NOW.minusHours(1))
-                .set(OUTBOX_EVENTS.ROUTED_AT, NOW.minusHours(1))
-                .execute();
-        return id;
-    }
-
     /** A delivery dispatched for the {@code attempts}-th time, waiting for its result. */
     private static OutboxDeliveriesRecord dispatched(List<Integer> delays, int attempts) {
-        OutboxDeliveriesRecord r = new OutboxDeliveriesRecord();
-        r.setId(UUID.randomUUID());
-        r.setEventId(event());
-        r.setJobType("send-confirmation");
-        r.setQueueName("emails");
-        r.setRetryDelaysSeconds(delays.toArray(Integer[]::new));
-        r.setDeliveryTimeoutSeconds(29);
-        r.setStatus(OutboxDeliveryStatus.dispatched);
-        r.setAttempts(attempts);
-        r.setDispatchId(UUID.randomUUID());
-        r.setAvailableAt(AVAILABLE_AT);
-        r.setDispatchedAt(DISPATCHED_AT);
-        r.setDeliveryTimeoutAt(TIMEOUT_AT);
-        r.setCreatedAt(NOW.minusHours(1));
-        r.setUpdatedAt(DISPATCHED_AT);
-        ctx.insertInto(OUTBOX_DELIVERIES).set(r).execute();
-        return reload(r.getId());
+        // dispatched 30 s before now with a 29 s timeout: due a second ago
+        return DeliveryRows.delivery(OutboxDeliveryStatus.dispatched, NOW).retryDelays(delays).attempts(attempts).timeoutSeconds(29)
+                .availableAt(AVAILABLE_AT).dispatchedAt(DISPATCHED_AT).deliveryTimeoutAt(TIMEOUT_AT).insert(ctx);
     }
 
     private static OutboxDeliveriesRecord reload(UUID id) {

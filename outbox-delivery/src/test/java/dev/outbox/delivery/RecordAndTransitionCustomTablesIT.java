@@ -10,6 +10,7 @@ import dev.outbox.api.OutboxDsl;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.testing.PostgresSchemaExtension;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -79,24 +80,18 @@ class RecordAndTransitionCustomTablesIT {
         Outbox outbox = Outbox.builder().tables(tables).noNotify().build();
         UUID eventId = dsl.transactionResult(tx -> outbox.record(tx.dsl(), new OrderPlaced(3L)));
         DSLContext ctx = OutboxDsl.mapped(dsl, tables);
-        UUID deliveryId = UUID.randomUUID();
-        UUID dispatchId = UUID.randomUUID();
-        ctx.insertInto(OUTBOX_DELIVERIES)
-                .set(OUTBOX_DELIVERIES.ID, deliveryId)
-                .set(OUTBOX_DELIVERIES.EVENT_ID, eventId)
-                .set(OUTBOX_DELIVERIES.JOB_TYPE, "send-confirmation")
-                .set(OUTBOX_DELIVERIES.QUEUE_NAME, "emails")
-                .set(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, new Integer[] {60, 120})
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS, 30)
-                .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.dispatched)
-                .set(OUTBOX_DELIVERIES.ATTEMPTS, 1)
-                .set(OUTBOX_DELIVERIES.DISPATCH_ID, dispatchId)
-                .set(OUTBOX_DELIVERIES.AVAILABLE_AT, now.minusMinutes(1))
-                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, now.minusSeconds(40))
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, now.minusSeconds(10))
-                .set(OUTBOX_DELIVERIES.CREATED_AT, now.minusMinutes(1))
-                .set(OUTBOX_DELIVERIES.UPDATED_AT, now.minusSeconds(40))
-                .execute();
+        OutboxDeliveriesRecord row = DeliveryRows.delivery(OutboxDeliveryStatus.dispatched, now)
+                .event(eventId)
+                .retryDelays(List.of(60, 120))
+                .timeoutSeconds(30)
+                .attempts(1)
+                .availableAt(now.minusMinutes(1))
+                .dispatchedAt(now.minusSeconds(40))
+                .deliveryTimeoutAt(now.minusSeconds(10))
+                .createdAt(now.minusMinutes(1))
+                .insert(ctx);
+        UUID deliveryId = row.getId();
+        UUID dispatchId = row.getDispatchId();
 
         RetryOutcome o = new DeliveryTransitions(tables, Clock.fixed(now.toInstant(), ZoneOffset.UTC))
                 .retryOrFail(dsl, deliveryId, dispatchId, FailureReason.TIMEOUT).orElseThrow();

@@ -1,7 +1,6 @@
 package dev.outbox.delivery;
 
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
-import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.api.OutboxDsl;
@@ -19,7 +18,6 @@ import java.util.UUID;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
 import org.jooq.DSLContext;
-import org.jooq.JSONB;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.BeforeAll;
@@ -55,40 +53,20 @@ class WorkerTransitionsIT {
 
     /** A delivery in {@code status}, valid for the table's checks, with delays [60]; returns its current dispatch. */
     static Dispatch insert(OutboxDeliveryStatus status) {
-        UUID eventId = UUID.randomUUID();
         Dispatch d = new Dispatch(UUID.randomUUID(), UUID.randomUUID());
-        mapped.insertInto(OUTBOX_EVENTS).set(OUTBOX_EVENTS.ID, eventId).set(OUTBOX_EVENTS.EVENT_TYPE, "order.placed")
-                .set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{}")).set(OUTBOX_EVENTS.CREATED_AT, T0).set(OUTBOX_EVENTS.ROUTED_AT, T0).execute();
-        OutboxDeliveriesRecord r = mapped.newRecord(OUTBOX_DELIVERIES);
-        r.setId(d.deliveryId());
-        r.setEventId(eventId);
-        r.setJobType("send-confirmation");
-        r.setQueueName("emails");
-        r.setRetryDelaysSeconds(new Integer[] {60});
-        r.setDeliveryTimeoutSeconds(300);
-        r.setStatus(status);
-        r.setAttempts(1);
-        r.setDispatchId(d.dispatchId());
-        r.setAvailableAt(T0);
-        r.setCreatedAt(T0);
-        r.setUpdatedAt(T0);
-        switch (status) {
-            case pending -> { }
-            case dispatched -> {
-                r.setDispatchedAt(T0);
-                r.setDeliveryTimeoutAt(T0.plusSeconds(300));
-            }
-            case completed -> {
-                r.setDispatchedAt(T0);
-                r.setCompletedAt(T0);
-            }
-            case failed -> {
-                r.setDispatchedAt(T0);
-                r.setFailedAt(T0);
-                r.setFailureReason("timeout");
-            }
-        }
-        r.store();
+        DeliveryRows.delivery(status, T0)
+                .id(d.deliveryId())
+                .dispatchId(d.dispatchId())
+                .attempts(1)
+                .retryDelays(List.of(60))
+                .timeoutSeconds(300)
+                .availableAt(T0)
+                .dispatchedAt(T0)
+                .finishedAt(T0)
+                .failureReason("timeout")
+                .createdAt(T0)
+                .updatedAt(T0)
+                .insert(mapped);
         return d;
     }
 

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -15,6 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>A relay and a worker ride out a database or broker outage (issue 12): one that exits unasked
  * fails the test.
  */
+// slow, like dev.outbox.testing.Slow (this module does not use the test services): two servers and four JVMs of its own
+@Tag("slow")
+@Timeout(value = 15, unit = TimeUnit.MINUTES)
 class FaultInjectionIT {
 
     @TempDir

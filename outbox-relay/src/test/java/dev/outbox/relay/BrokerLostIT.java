@@ -21,8 +21,6 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,11 +34,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class BrokerLostIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final RelayFixture fixture = new RelayFixture();
+    static final PostgresSchemaExtension db = fixture.db;
+    static final RabbitExtension rabbit = fixture.rabbit;
 
-    static Broker broker;
     static String refunds;
 
     final MutableClock clock = MutableClock.startingNow();
@@ -50,38 +47,24 @@ class BrokerLostIT {
     Relay relay;
 
     @BeforeAll
-    static void broker() throws Exception {
-        broker = new Broker(rabbit);
-        refunds = rabbit.queue("refunds");
-    }
-
-    @AfterAll
-    static void closeBroker() throws Exception {
-        broker.close();
+    static void queues() throws Exception {
+        refunds = fixture.queue("refunds");
     }
 
     @BeforeEach
     void setUp() throws Exception {
-        db.truncate();
-        tables = new Tables(db);
-        proxy = TcpProxy.toAmqpUri(rabbit.uri());
+        tables = fixture.tables();
+        proxy = fixture.closeAfterEach(TcpProxy.toAmqpUri(rabbit.uri()));
         ConnectionFactory amqp = rabbit.connectionFactory();
         amqp.setHost("127.0.0.1");
         amqp.setPort(proxy.port());
-        relay = Relay.builder()
+        relay = fixture.closeAfterEach(Relay.builder()
                 .dataSource(cuttingAfterCommits(db.dataSource()))
                 .connectionFactory(amqp)
                 .tables(db.tables())
                 .clock(clock)
                 .routes(Routes.builder().route("order.cancelled", Route.job("refund", refunds, List.of(5), 300)).build())
-                .build();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        relay.close();
-        proxy.close();
-        broker.purge(refunds);
+                .build());
     }
 
     /**
@@ -184,8 +167,8 @@ class BrokerLostIT {
     private void awaitDispatched(UUID event) throws Exception {
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
                 .until(() -> tables.deliveriesOf(event).stream().anyMatch(d -> d.getStatus() == OutboxDeliveryStatus.dispatched)
-                        && broker.messageCount(refunds) > 0);
-        broker.purge(refunds);
+                        && fixture.broker().messageCount(refunds) > 0);
+        fixture.broker().purge(refunds);
     }
 
     @Test
@@ -202,6 +185,6 @@ class BrokerLostIT {
         OutboxDeliveriesRecord d = tables.delivery(event);
         assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
         assertThat(d.getAttempts()).isEqualTo(1);
-        assertThat(broker.take(refunds, 1)).hasSize(1);
+        assertThat(fixture.broker().take(refunds, 1)).hasSize(1);
     }
 }

@@ -8,6 +8,7 @@ import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
+import dev.outbox.testing.Slow;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Several relays over the same tables: SKIP LOCKED claims, no delivery dispatched twice, no event lost. */
+@Slow
 class ConcurrentRelaysIT {
 
     static final int EVENTS = 20_000;

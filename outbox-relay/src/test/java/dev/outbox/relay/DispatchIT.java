@@ -19,7 +19,6 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,69 +28,49 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class DispatchIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final RelayFixture fixture = new RelayFixture();
+    static final PostgresSchemaExtension db = fixture.db;
+    static final RabbitExtension rabbit = fixture.rabbit;
 
     static final String TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     static String emails;
     static String payments;
-    static Broker broker;
 
     final MutableClock clock = MutableClock.startingNow();
     Tables tables;
     Relay relay;
 
     @BeforeAll
-    static void broker() throws Exception {
-        emails = rabbit.queue("emails");
-        payments = rabbit.queue("payments");
-        broker = new Broker(rabbit);
-    }
-
-    @AfterAll
-    static void closeBroker() throws Exception {
-        broker.close();
+    static void queues() throws Exception {
+        emails = fixture.queue("emails");
+        payments = fixture.queue("payments");
     }
 
     @BeforeEach
     void setUp() throws Exception {
-        db.truncate();
-        tables = new Tables(db);
-        relay = Relay.builder()
-                .dataSource(db.dataSource())
-                .connectionFactory(rabbit.connectionFactory())
-                .tables(db.tables())
-                .clock(clock)
+        tables = fixture.tables();
+        relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
                         .route("order.placed", Route.job("send-confirmation", emails, List.of(5, 30), 300))
                         .route("order.cancelled", Route.job("refund", payments, List.of(), 120))
                         .build())
-                .build();
-    }
-
-    @org.junit.jupiter.api.AfterEach
-    void close() throws Exception {
-        relay.close();
-        broker.purge(emails);
-        broker.purge(payments);
+                .build());
     }
 
     @Test
     void declaresTheQueuesOfJobRoutesDurable() throws Exception {
         relay.runOnce();
 
-        AMQP.Queue.DeclareOk ok = broker.channel().queueDeclarePassive(emails);
+        AMQP.Queue.DeclareOk ok = fixture.broker().channel().queueDeclarePassive(emails);
         assertThat(ok.getQueue()).isEqualTo(emails);
         // declaring it again as durable, non-exclusive, non-auto-delete without arguments succeeds: same properties
-        broker.channel().queueDeclare(emails, true, false, false, null);
+        fixture.broker().channel().queueDeclare(emails, true, false, false, null);
     }
 
     @Test
     void declaresQuorumQueuesWhenConfigured() throws Exception {
         String quorum = rabbit.queue("quorum");
-        try (Relay r = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
-                .clock(clock).queueType(QueueType.QUORUM)
+        try (Relay r = fixture.relay(clock).queueType(QueueType.QUORUM)
                 .routes(Routes.builder().route("order.cancelled", Route.job("refund", quorum, List.of(), 120)).build())
                 .build()) {
             tables.record(new OrderCancelled(1));
@@ -99,7 +78,7 @@ class DispatchIT {
             assertThat(r.runOnce().confirmed()).isEqualTo(1);
         }
         // the broker accepts the same declaration only from a quorum queue (a classic one would refuse it)
-        try (com.rabbitmq.client.Channel ch = broker.newChannel()) {
+        try (com.rabbitmq.client.Channel ch = fixture.broker().newChannel()) {
             ch.queueDeclare(quorum, true, false, false, java.util.Map.of("x-queue-type", "quorum"));
             assertThat(ch.queueDeclarePassive(quorum).getMessageCount()).isEqualTo(1);
         }
@@ -121,7 +100,7 @@ class DispatchIT {
         assertThat(d.getDispatchedAt().toInstant()).isEqualTo(clock.instant());
         assertThat(d.getDeliveryTimeoutAt().toInstant()).isEqualTo(clock.instant().plusSeconds(300));
 
-        GetResponse message = broker.take(emails, 1).get(0);
+        GetResponse message = fixture.broker().take(emails, 1).get(0);
         AMQP.BasicProperties props = message.getProps();
         assertThat(props.getDeliveryMode()).isEqualTo(2);
         assertThat(props.getMessageId()).isEqualTo(d.getDispatchId().toString());
@@ -149,8 +128,7 @@ class DispatchIT {
     void onePassRoutesPastFullBatchesOfEventsWithoutRouteAndNamesTheirType() {
         tables.recordAll(java.util.stream.IntStream.range(0, 5).mapToObj(Events.InvoiceSent::new).toList());
         UUID later = tables.record(new OrderCancelled(9)).get(0);
-        try (Relay small = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory())
-                .tables(db.tables()).clock(clock).routeBatchSize(2)
+        try (Relay small = fixture.relay(clock).routeBatchSize(2)
                 .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
                 .build()) {
 
@@ -169,7 +147,7 @@ class DispatchIT {
 
         relay.runOnce();
 
-        DeliveryMessage body = DeliveryMessage.fromJson(broker.take(payments, 1).get(0).getBody());
+        DeliveryMessage body = DeliveryMessage.fromJson(fixture.broker().take(payments, 1).get(0).getBody());
         assertThat(body.attempt()).isEqualTo(1);
         assertThat(body.lastAttempt()).isTrue();
     }
@@ -177,8 +155,7 @@ class DispatchIT {
     @Test
     void leavesAPendingDeliveryThatIsNotDueYetAlone() {
         UUID event = tables.record(new OrderCancelled(5)).get(0);
-        Relay routeOnly = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
-                .clock(clock).routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
+        Relay routeOnly = fixture.relay(clock).routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
                 .build();
         clock.advance(Duration.ofSeconds(60)); // routed (available) a minute after the relay's now below
         routeOnlyPass(routeOnly);
@@ -186,7 +163,7 @@ class DispatchIT {
         tables.dsl().update(OUTBOX_DELIVERIES).set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.pending)
                 .setNull(OUTBOX_DELIVERIES.DISPATCHED_AT).setNull(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT).set(OUTBOX_DELIVERIES.ATTEMPTS, 0)
                 .execute();
-        broker.take(payments, 1);
+        fixture.broker().take(payments, 1);
 
         PassResult result = relay.runOnce();
 
@@ -214,7 +191,7 @@ class DispatchIT {
             assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
             assertThat(d.getAttempts()).isEqualTo(1);
         });
-        assertThat(broker.take(emails, 3)).hasSize(3);
-        assertThat(broker.messageCount(emails)).isZero();
+        assertThat(fixture.broker().take(emails, 3)).hasSize(3);
+        assertThat(fixture.broker().messageCount(emails)).isZero();
     }
 }

@@ -15,8 +15,6 @@ import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,11 +24,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PublishRefusedIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final RelayFixture fixture = new RelayFixture();
+    static final PostgresSchemaExtension db = fixture.db;
+    static final RabbitExtension rabbit = fixture.rabbit;
 
-    static Broker broker;
     static String jobs;
     static String once;
     static String healthy;
@@ -43,35 +40,24 @@ class PublishRefusedIT {
     Relay relay;
 
     @BeforeAll
-    static void broker() throws Exception {
-        broker = new Broker(rabbit);
-        jobs = rabbit.queue("jobs");
-        once = rabbit.queue("once");
-        healthy = rabbit.queue("healthy");
+    static void queues() throws Exception {
+        jobs = fixture.queue("jobs");
+        once = fixture.queue("once");
+        healthy = fixture.queue("healthy");
         // an exchange whose only queue refuses every message: the broker nacks publishes routed to it
         fullExchange = rabbit.exchange("full");
         fullQueue = rabbit.queue("full");
         missingExchange = rabbit.exchange("missing");
-        Channel ch = broker.channel();
+        Channel ch = fixture.broker().channel();
         ch.exchangeDeclare(fullExchange, BuiltinExchangeType.FANOUT, true);
         ch.queueDeclare(fullQueue, true, false, false, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
         ch.queueBind(fullQueue, fullExchange, "");
     }
 
-    @AfterAll
-    static void closeBroker() throws Exception {
-        broker.close();
-    }
-
     @BeforeEach
     void setUp() throws Exception {
-        db.truncate();
-        tables = new Tables(db);
-        relay = Relay.builder()
-                .dataSource(db.dataSource())
-                .connectionFactory(rabbit.connectionFactory())
-                .tables(db.tables())
-                .clock(clock)
+        tables = fixture.tables();
+        relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
                         .route("order.placed", Route.job("send-confirmation", jobs, List.of(7, 30), 300),
                                 Route.job("audit", healthy, List.of(), 300))
@@ -80,21 +66,13 @@ class PublishRefusedIT {
                                 Route.publish("invoices-lost", missingExchange, "invoice.sent", List.of(11), 60),
                                 Route.job("archive", healthy, List.of(), 300))
                         .build())
-                .build();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        relay.close();
-        broker.purge(jobs);
-        broker.purge(once);
-        broker.purge(healthy);
+                .build());
     }
 
     @Test
     void aReturnedMessageGoesBackToPendingWithTheNextDelayAndTheRestOfTheBatchGoesOn() throws Exception {
         relay.runOnce(); // declares the queues
-        broker.channel().queueDelete(jobs); // now a publish to it is unroutable: the broker returns it
+        fixture.broker().channel().queueDelete(jobs); // now a publish to it is unroutable: the broker returns it
         List<UUID> events = tables.recordAll(List.of(new OrderPlaced(1, BigDecimal.ONE), new OrderPlaced(2, BigDecimal.ONE)));
 
         PassResult result = relay.runOnce();
@@ -113,13 +91,13 @@ class PublishRefusedIT {
             assertThat(refused.getDeliveryTimeoutAt()).isNull();
             assertThat(audit.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
         }
-        assertThat(broker.take(healthy, 2)).hasSize(2);
+        assertThat(fixture.broker().take(healthy, 2)).hasSize(2);
     }
 
     @Test
     void aReturnedMessageWithoutRetriesFailsWithPublishFailed() throws Exception {
         relay.runOnce();
-        broker.channel().queueDelete(once);
+        fixture.broker().channel().queueDelete(once);
         UUID event = tables.record(new OrderCancelled(1)).get(0);
 
         relay.runOnce();
@@ -133,7 +111,7 @@ class PublishRefusedIT {
     @Test
     void theQueueOfAReturnedMessageIsDeclaredAgainForTheRetry() throws Exception {
         relay.runOnce();
-        broker.channel().queueDelete(jobs);
+        fixture.broker().channel().queueDelete(jobs);
         UUID event = tables.record(new OrderPlaced(3, BigDecimal.ONE)).get(0);
         relay.runOnce();
         clock.advance(java.time.Duration.ofSeconds(7));
@@ -143,7 +121,7 @@ class PublishRefusedIT {
         OutboxDeliveriesRecord d = tables.deliveriesOf(event).get(1);
         assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
         assertThat(d.getAttempts()).isEqualTo(2);
-        assertThat(broker.take(jobs, 1)).hasSize(1);
+        assertThat(fixture.broker().take(jobs, 1)).hasSize(1);
     }
 
     @Test
@@ -165,15 +143,14 @@ class PublishRefusedIT {
         assertThat(lost.getJobType()).isEqualTo("invoices-lost");
         assertThat(lost.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
         assertThat(lost.getAvailableAt().toInstant()).isEqualTo(clock.instant().plusSeconds(11));
-        assertThat(broker.take(healthy, 1)).hasSize(1);
+        assertThat(fixture.broker().take(healthy, 1)).hasSize(1);
     }
 
     @Test
     void aChannelClosedByTheBrokerFailsWhatWasInFlightAndTheNextBatchGoesOutOnANewChannel() throws Exception {
         String doomed = rabbit.exchange("doomed");
-        broker.channel().exchangeDeclare(doomed, BuiltinExchangeType.FANOUT, true);
-        try (Relay r = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
-                .clock(clock)
+        fixture.broker().channel().exchangeDeclare(doomed, BuiltinExchangeType.FANOUT, true);
+        try (Relay r = fixture.relay(clock)
                 .routes(Routes.builder()
                         .route("invoice.sent", Route.publish("invoices", doomed, "", List.of(3), 60))
                         .route("order.cancelled", Route.job("refund", healthy, List.of(), 120))
@@ -181,7 +158,7 @@ class PublishRefusedIT {
                 .build()) {
             tables.record(new InvoiceSent(1));
             r.runOnce(); // the exchange is checked and found
-            broker.channel().exchangeDelete(doomed); // deleted while the relay trusts it: the publish closes the channel (404)
+            fixture.broker().channel().exchangeDelete(doomed); // deleted while the relay trusts it: the publish closes the channel (404)
             UUID lost = tables.record(new InvoiceSent(2)).get(0);
 
             PassResult refused = r.runOnce();
@@ -194,7 +171,7 @@ class PublishRefusedIT {
             assertThat(d.getAvailableAt().toInstant()).isEqualTo(clock.instant().plusSeconds(3));
             assertThat(next.confirmed()).isEqualTo(1);
             assertThat(tables.delivery(later).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
-            assertThat(broker.take(healthy, 1)).hasSize(1);
+            assertThat(fixture.broker().take(healthy, 1)).hasSize(1);
         }
     }
 

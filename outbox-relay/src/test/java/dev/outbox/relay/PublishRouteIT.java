@@ -16,7 +16,6 @@ import dev.outbox.testing.RabbitExtension;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,40 +24,29 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PublishRouteIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final RelayFixture fixture = new RelayFixture();
+    static final PostgresSchemaExtension db = fixture.db;
+    static final RabbitExtension rabbit = fixture.rabbit;
 
     static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    static Broker broker;
     static String exchange;
     static String subscriber;
 
     @BeforeAll
-    static void broker() throws Exception {
-        broker = new Broker(rabbit);
+    static void queues() throws Exception {
         exchange = rabbit.exchange("orders");
         subscriber = rabbit.queue("billing-subscriber");
-        broker.channel().exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true);
-        broker.channel().queueDeclare(subscriber, true, false, false, null);
-        broker.channel().queueBind(subscriber, exchange, "order.*");
-    }
-
-    @AfterAll
-    static void closeBroker() throws Exception {
-        broker.close();
+        fixture.broker().channel().exchangeDeclare(exchange, BuiltinExchangeType.TOPIC, true);
+        fixture.broker().channel().queueDeclare(subscriber, true, false, false, null);
+        fixture.broker().channel().queueBind(subscriber, exchange, "order.*");
     }
 
     @Test
     void publishesThePayloadToTheExchangeAndCompletesTheDeliveryOnConfirm() throws Exception {
         MutableClock clock = MutableClock.startingNow();
-        Tables tables = new Tables(db);
+        Tables tables = fixture.tables();
         UUID event = tables.record(NewEvent.of(new OrderPlaced(42, new BigDecimal("9.50"))).withTraceparent(TRACEPARENT)).get(0);
-        try (Relay relay = Relay.builder()
-                .dataSource(db.dataSource())
-                .connectionFactory(rabbit.connectionFactory())
-                .tables(db.tables())
-                .clock(clock)
+        try (Relay relay = fixture.relay(clock)
                 .routes(Routes.builder().route("order.placed", Route.publish("order-events", exchange, "order.placed", List.of(5), 60)).build())
                 .build()) {
 
@@ -72,7 +60,7 @@ class PublishRouteIT {
         assertThat(d.getDeliveryTimeoutAt()).isNull();
         assertThat(d.getAttempts()).isEqualTo(1);
 
-        GetResponse message = broker.take(subscriber, 1).get(0);
+        GetResponse message = fixture.broker().take(subscriber, 1).get(0);
         assertThat(message.getEnvelope().getExchange()).isEqualTo(exchange);
         assertThat(message.getEnvelope().getRoutingKey()).isEqualTo("order.placed");
         assertThat(message.getProps().getMessageId()).isEqualTo(event.toString());

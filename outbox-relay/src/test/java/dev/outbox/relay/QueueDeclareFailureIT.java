@@ -11,8 +11,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,11 +24,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class QueueDeclareFailureIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final RelayFixture fixture = new RelayFixture();
+    static final PostgresSchemaExtension db = fixture.db;
+    static final RabbitExtension rabbit = fixture.rabbit;
 
-    static Broker broker;
     static String healthy;
 
     final MutableClock clock = MutableClock.startingNow();
@@ -39,37 +36,20 @@ class QueueDeclareFailureIT {
     Relay relay;
 
     @BeforeAll
-    static void broker() throws Exception {
-        broker = new Broker(rabbit);
-        healthy = rabbit.queue("healthy");
-    }
-
-    @AfterAll
-    static void closeBroker() throws Exception {
-        broker.close();
+    static void queues() throws Exception {
+        healthy = fixture.queue("healthy");
     }
 
     @BeforeEach
     void setUp() throws Exception {
-        db.truncate();
-        tables = new Tables(db);
+        tables = fixture.tables();
         broken = rabbit.queue("broken-" + UUID.randomUUID().toString().substring(0, 8));
-        broker.channel().queueDeclare(broken, true, false, false, Map.of("x-max-length", 5)); // the relay declares it without
-        relay = Relay.builder()
-                .dataSource(db.dataSource())
-                .connectionFactory(rabbit.connectionFactory())
-                .tables(db.tables())
-                .clock(clock)
+        fixture.broker().channel().queueDeclare(broken, true, false, false, Map.of("x-max-length", 5)); // the relay declares it without
+        relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
                         .route("order.cancelled", Route.job("refund", broken, List.of(), 120), Route.job("audit", healthy, List.of(), 120))
                         .build())
-                .build();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        relay.close();
-        broker.purge(healthy);
+                .build());
     }
 
     @Test
@@ -86,14 +66,14 @@ class QueueDeclareFailureIT {
         assertThat(audit.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
         assertThat(refund.getStatus()).isEqualTo(OutboxDeliveryStatus.failed);
         assertThat(refund.getFailureReason()).isEqualTo("queue_declare_failed");
-        assertThat(broker.take(healthy, 1)).hasSize(1);
+        assertThat(fixture.broker().take(healthy, 1)).hasSize(1);
     }
 
     @Test
     void theBrokenQueueIsDeclaredAgainLaterNotOnEveryBatch() throws Exception {
         tables.record(new OrderCancelled(1));
         relay.runOnce();
-        broker.channel().queueDelete(broken); // repaired by the operator
+        fixture.broker().channel().queueDelete(broken); // repaired by the operator
         UUID soon = tables.record(new OrderCancelled(2)).get(0);
 
         relay.runOnce(); // within the retry window: not asked again
@@ -106,6 +86,6 @@ class QueueDeclareFailureIT {
 
         assertThat(result.confirmed()).isEqualTo(2);
         assertThat(tables.deliveriesOf(later).get(1).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
-        assertThat(broker.messageCount(broken)).isEqualTo(1);
+        assertThat(fixture.broker().messageCount(broken)).isEqualTo(1);
     }
 }

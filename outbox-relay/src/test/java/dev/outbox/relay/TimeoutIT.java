@@ -13,8 +13,6 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,11 +22,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class TimeoutIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final RelayFixture fixture = new RelayFixture();
+    static final PostgresSchemaExtension db = fixture.db;
+    static final RabbitExtension rabbit = fixture.rabbit;
 
-    static Broker broker;
     static String emails;
     static String payments;
 
@@ -37,38 +34,20 @@ class TimeoutIT {
     Relay relay;
 
     @BeforeAll
-    static void broker() throws Exception {
-        broker = new Broker(rabbit);
-        emails = rabbit.queue("emails");
-        payments = rabbit.queue("payments");
-    }
-
-    @AfterAll
-    static void closeBroker() throws Exception {
-        broker.close();
+    static void queues() throws Exception {
+        emails = fixture.queue("emails");
+        payments = fixture.queue("payments");
     }
 
     @BeforeEach
     void setUp() throws Exception {
-        db.truncate();
-        tables = new Tables(db);
-        relay = Relay.builder()
-                .dataSource(db.dataSource())
-                .connectionFactory(rabbit.connectionFactory())
-                .tables(db.tables())
-                .clock(clock)
+        tables = fixture.tables();
+        relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
                         .route("order.placed", Route.job("send-confirmation", emails, List.of(5, 30), 300))
                         .route("order.cancelled", Route.job("refund", payments, List.of(), 120))
                         .build())
-                .build();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        relay.close();
-        broker.purge(emails);
-        broker.purge(payments);
+                .build());
     }
 
     @Test
@@ -107,7 +86,7 @@ class TimeoutIT {
         assertThat(again.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
         assertThat(again.getAttempts()).isEqualTo(2);
         assertThat(again.getDispatchId()).isNotEqualTo(firstDispatch);
-        List<DeliveryMessage> messages = broker.take(emails, 2).stream().map(m -> DeliveryMessage.fromJson(m.getBody())).toList();
+        List<DeliveryMessage> messages = fixture.broker().take(emails, 2).stream().map(m -> DeliveryMessage.fromJson(m.getBody())).toList();
         assertThat(messages).extracting(DeliveryMessage::attempt).containsExactly(1, 2);
         assertThat(messages.get(1).dispatchId()).isEqualTo(again.getDispatchId());
     }
@@ -128,8 +107,7 @@ class TimeoutIT {
 
     @Test
     void sweepsInBatches() {
-        Relay small = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
-                .clock(clock).timeoutBatchSize(2)
+        Relay small = fixture.relay(clock).timeoutBatchSize(2)
                 .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
                 .build();
         try (small) {

@@ -8,6 +8,7 @@ import dev.outbox.api.EventType;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
+import dev.outbox.testing.Slow;
 import dev.outbox.worker.WorkerFixture.Sent;
 import java.time.Duration;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Eight handler threads over ten thousand deliveries: every delivery completed once, every job run once. */
+@Slow
 class ConcurrencyIT {
 
     @RegisterExtension

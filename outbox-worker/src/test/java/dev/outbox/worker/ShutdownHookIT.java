@@ -7,20 +7,25 @@ import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
+import dev.outbox.testing.Slow;
 import dev.outbox.testing.TestPostgres;
 import dev.outbox.worker.WorkerFixture.Sent;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /** SIGTERM to a JVM running a worker: the shutdown hook closes it, and a job still running after the grace period is marked worker_died. */
+@Slow
 class ShutdownHookIT {
 
     @RegisterExtension
@@ -67,11 +72,11 @@ class ShutdownHookIT {
                     .redirectErrorStream(true)
                     .start();
             try {
-                BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-                awaitLine(out, "ready");
+                ChildOutput out = new ChildOutput(child);
+                out.awaitLine("ready");
                 Sent sent = fixture.dispatched(new OrderPlaced(1), "endless", queue, List.of(60));
                 fixture.publish(sent);
-                awaitLine(out, "started " + sent.deliveryId());
+                out.awaitLine("started " + sent.deliveryId());
 
                 child.destroy(); // SIGTERM
 
@@ -85,14 +90,46 @@ class ShutdownHookIT {
         }
     }
 
-    private static void awaitLine(BufferedReader out, String expected) throws Exception {
-        String line;
-        while ((line = out.readLine()) != null) {
-            System.err.println("child: " + line);
-            if (line.startsWith(expected)) {
-                return;
-            }
+    /**
+     * The child's output line by line, read by a daemon thread so that a child that hangs cannot hang
+     * the test: {@link #awaitLine} waits with a deadline.
+     */
+    private static final class ChildOutput {
+
+        private static final Duration LINE_DEADLINE = Duration.ofSeconds(60);
+
+        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        private final Thread reader;
+
+        ChildOutput(Process child) {
+            reader = new Thread(() -> {
+                try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = out.readLine()) != null) {
+                        System.err.println("child: " + line);
+                        lines.add(line);
+                    }
+                } catch (IOException e) {
+                    System.err.println("child output: " + e);
+                }
+            }, "child-output");
+            reader.setDaemon(true);
+            reader.start();
         }
-        throw new AssertionError("the child JVM ended before printing '" + expected + "'");
+
+        /** Waits up to a minute for a line starting with {@code expected}. */
+        void awaitLine(String expected) throws InterruptedException {
+            long deadline = System.nanoTime() + LINE_DEADLINE.toNanos();
+            while (System.nanoTime() < deadline) {
+                String line = lines.poll(100, TimeUnit.MILLISECONDS);
+                if (line != null && line.startsWith(expected)) {
+                    return;
+                }
+                if (line == null && !reader.isAlive() && lines.isEmpty()) {
+                    throw new AssertionError("the child JVM ended before printing '" + expected + "'");
+                }
+            }
+            throw new AssertionError("the child JVM printed no '" + expected + "' within " + LINE_DEADLINE);
+        }
     }
 }

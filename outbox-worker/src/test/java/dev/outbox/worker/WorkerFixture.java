@@ -8,6 +8,7 @@ import com.rabbitmq.client.Connection;
 import dev.outbox.api.Outbox;
 import dev.outbox.api.OutboxDsl;
 import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.delivery.DeliveryRows;
 import dev.outbox.delivery.RetryPolicy;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
@@ -23,6 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.jooq.DSLContext;
+import org.jooq.InsertSetMoreStep;
+import org.jooq.InsertSetStep;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
@@ -99,25 +102,9 @@ final class WorkerFixture implements AutoCloseable {
     Sent dispatched(Object event, String jobType, String queue, List<Integer> delays) {
         return dsl.transactionResult(tx -> {
             UUID eventId = outbox.record(tx.dsl(), event);
-            UUID deliveryId = UUID.randomUUID();
-            UUID dispatchId = UUID.randomUUID();
-            OffsetDateTime now = now();
-            OutboxDsl.mapped(tx.dsl(), tables()).insertInto(OUTBOX_DELIVERIES)
-                    .set(OUTBOX_DELIVERIES.ID, deliveryId)
-                    .set(OUTBOX_DELIVERIES.EVENT_ID, eventId)
-                    .set(OUTBOX_DELIVERIES.JOB_TYPE, jobType)
-                    .set(OUTBOX_DELIVERIES.QUEUE_NAME, queue)
-                    .set(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, delays.toArray(Integer[]::new))
-                    .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS, 300)
-                    .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.dispatched)
-                    .set(OUTBOX_DELIVERIES.ATTEMPTS, 1)
-                    .set(OUTBOX_DELIVERIES.DISPATCH_ID, dispatchId)
-                    .set(OUTBOX_DELIVERIES.AVAILABLE_AT, now)
-                    .set(OUTBOX_DELIVERIES.DISPATCHED_AT, now)
-                    .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, now.plusSeconds(300))
-                    .set(OUTBOX_DELIVERIES.CREATED_AT, now)
-                    .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                    .execute();
+            OutboxDeliveriesRecord row = dispatchedRow(eventId, jobType, queue, delays).insert(OutboxDsl.mapped(tx.dsl(), tables()));
+            UUID deliveryId = row.getId();
+            UUID dispatchId = row.getDispatchId();
             String eventType = outbox.eventTypes().nameOf(event.getClass());
             return new Sent(eventId, deliveryId, dispatchId, eventType, jobType, queue, 1, RetryPolicy.lastAttempt(1, delays.size()));
         });
@@ -128,26 +115,34 @@ final class WorkerFixture implements AutoCloseable {
         return dsl.transactionResult(tx -> {
             List<UUID> eventIds = outbox.recordAll(tx.dsl(), events);
             String eventType = outbox.eventTypes().nameOf(events.get(0).getClass());
-            OffsetDateTime now = now();
             List<Sent> sent = new ArrayList<>(events.size());
             DSLContext ctx = OutboxDsl.mapped(tx.dsl(), tables());
             for (int from = 0; from < eventIds.size(); from += 1_000) {
-                var insert = ctx.insertInto(OUTBOX_DELIVERIES,
-                        OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME,
-                        OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS, OUTBOX_DELIVERIES.STATUS,
-                        OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.AVAILABLE_AT,
-                        OUTBOX_DELIVERIES.DISPATCHED_AT, OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, OUTBOX_DELIVERIES.CREATED_AT,
-                        OUTBOX_DELIVERIES.UPDATED_AT);
+                InsertSetStep<OutboxDeliveriesRecord> insert = ctx.insertInto(OUTBOX_DELIVERIES);
+                InsertSetMoreStep<OutboxDeliveriesRecord> rows = null;
                 for (UUID eventId : eventIds.subList(from, Math.min(eventIds.size(), from + 1_000))) {
-                    Sent s = new Sent(eventId, UUID.randomUUID(), UUID.randomUUID(), eventType, jobType, queue, 1, true);
-                    insert = insert.values(s.deliveryId(), eventId, jobType, queue, new Integer[0], 300, OutboxDeliveryStatus.dispatched,
-                            1, s.dispatchId(), now, now, now.plusSeconds(300), now, now);
-                    sent.add(s);
+                    OutboxDeliveriesRecord row = dispatchedRow(eventId, jobType, queue, List.of()).record();
+                    rows = rows == null ? insert.set(row) : rows.newRecord().set(row);
+                    sent.add(new Sent(eventId, row.getId(), row.getDispatchId(), eventType, jobType, queue, 1, true));
                 }
-                insert.execute();
+                rows.execute();
             }
             return sent;
         });
+    }
+
+    /** A delivery of {@code eventId} dispatched for the first time now, as T2 would, due in 300 s. */
+    private DeliveryRows dispatchedRow(UUID eventId, String jobType, String queue, List<Integer> delays) {
+        OffsetDateTime now = now();
+        return DeliveryRows.delivery(OutboxDeliveryStatus.dispatched, now)
+                .event(eventId)
+                .jobType(jobType)
+                .queue(queue)
+                .retryDelays(delays)
+                .timeoutSeconds(300)
+                .availableAt(now)
+                .dispatchedAt(now)
+                .createdAt(now);
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
+import dev.outbox.testing.Slow;
 import dev.outbox.testing.TcpProxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * database is down waits for it, rides out a later outage, listens again and delivers what was
  * recorded meanwhile, each outage logged once; a fatal database error still exits 1 with one line.
  */
+@Slow
 class RelayOutageProcessIT {
 
     @RegisterExtension

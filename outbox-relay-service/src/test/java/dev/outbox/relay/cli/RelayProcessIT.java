@@ -7,6 +7,7 @@ import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
+import dev.outbox.testing.Slow;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The service as its own process: {@code relay --loop} wakes on commits and stops cleanly on SIGTERM. */
+@Slow
 class RelayProcessIT {
 
     @RegisterExtension

@@ -9,11 +9,11 @@ import com.rabbitmq.client.GetResponse;
 import dev.outbox.delivery.Claimed;
 import dev.outbox.delivery.DeliveryMessage;
 import dev.outbox.delivery.RelayTransitions;
-import dev.outbox.relay.Broker;
 import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.MutableClock;
 import dev.outbox.relay.Relay;
+import dev.outbox.relay.RelayFixture;
 import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;
@@ -25,7 +25,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,11 +37,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CrashRecoveryIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final RelayFixture fixture = new RelayFixture();
+    static final PostgresSchemaExtension db = fixture.db;
+    static final RabbitExtension rabbit = fixture.rabbit;
 
-    static Broker broker;
     static String payments;
     static String exchange;
     static String subscriber;
@@ -52,25 +50,18 @@ class CrashRecoveryIT {
     Routes routes;
 
     @BeforeAll
-    static void broker() throws Exception {
-        broker = new Broker(rabbit);
+    static void queues() throws Exception {
         payments = rabbit.queue("payments");
         exchange = rabbit.exchange("invoices");
         subscriber = rabbit.queue("invoice-subscriber");
-        broker.channel().exchangeDeclare(exchange, BuiltinExchangeType.DIRECT, true);
-        broker.channel().queueDeclare(subscriber, true, false, false, null);
-        broker.channel().queueBind(subscriber, exchange, "invoice.sent");
-    }
-
-    @AfterAll
-    static void closeBroker() throws Exception {
-        broker.close();
+        fixture.broker().channel().exchangeDeclare(exchange, BuiltinExchangeType.DIRECT, true);
+        fixture.broker().channel().queueDeclare(subscriber, true, false, false, null);
+        fixture.broker().channel().queueBind(subscriber, exchange, "invoice.sent");
     }
 
     @BeforeEach
     void setUp() throws Exception {
-        db.truncate();
-        tables = new Tables(db);
+        tables = fixture.tables();
         routes = Routes.builder()
                 .route("order.cancelled", Route.job("refund", payments, List.of(5), 120))
                 .route("invoice.sent", Route.publish("invoices", exchange, "invoice.sent", List.of(5), 60))
@@ -78,7 +69,7 @@ class CrashRecoveryIT {
     }
 
     private Relay relay() {
-        return Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables()).clock(clock)
+        return fixture.relay(clock)
                 .routes(routes).build();
     }
 
@@ -91,11 +82,11 @@ class CrashRecoveryIT {
 
     @Test
     void aJobClaimedAndCommittedButNeverPublishedIsSentAfterItsTimeout() throws Exception {
-        broker.purge(payments);
+        fixture.broker().purge(payments);
         UUID event = tables.record(new OrderCancelled(1)).get(0);
         List<Claimed> claimed = routeAndClaim(); // ... and the relay dies here
         assertThat(claimed).hasSize(1);
-        assertThat(broker.messageCount(payments)).isZero();
+        assertThat(fixture.broker().messageCount(payments)).isZero();
 
         try (Relay next = relay()) {
             clock.advance(Duration.ofSeconds(120));
@@ -107,7 +98,7 @@ class CrashRecoveryIT {
         OutboxDeliveriesRecord d = tables.delivery(event);
         assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
         assertThat(d.getAttempts()).isEqualTo(2);
-        DeliveryMessage message = DeliveryMessage.fromJson(broker.take(payments, 1).get(0).getBody());
+        DeliveryMessage message = DeliveryMessage.fromJson(fixture.broker().take(payments, 1).get(0).getBody());
         assertThat(message.eventId()).isEqualTo(event);
         assertThat(message.attempt()).isEqualTo(2);
         assertThat(message.dispatchId()).isEqualTo(d.getDispatchId());
@@ -116,10 +107,10 @@ class CrashRecoveryIT {
 
     @Test
     void aPublishConfirmedButNeverMarkedCompletedIsPublishedAgainAndCompleted() throws Exception {
-        broker.purge(subscriber);
+        fixture.broker().purge(subscriber);
         UUID event = tables.record(new InvoiceSent(1)).get(0);
         Claimed claimed = routeAndClaim().get(0);
-        try (Channel ch = broker.newChannel()) { // the relay publishes, the broker confirms ...
+        try (Channel ch = fixture.broker().newChannel()) { // the relay publishes, the broker confirms ...
             ch.confirmSelect();
             ch.basicPublish(exchange, "invoice.sent", true,
                     new AMQP.BasicProperties.Builder().deliveryMode(2).messageId(event.toString()).build(),
@@ -137,7 +128,7 @@ class CrashRecoveryIT {
         OutboxDeliveriesRecord d = tables.delivery(event);
         assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.completed);
         assertThat(d.getAttempts()).isEqualTo(2);
-        List<GetResponse> messages = broker.take(subscriber, 2);
+        List<GetResponse> messages = fixture.broker().take(subscriber, 2);
         // at least once: the subscriber sees it twice, with the same message id to deduplicate on
         assertThat(messages).extracting(m -> m.getProps().getMessageId()).containsExactly(event.toString(), event.toString());
     }

@@ -1,8 +1,8 @@
 package dev.outbox.relay.internal;
 
-import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outbox.delivery.DeliveryRows;
 import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
@@ -16,6 +16,7 @@ import dev.outbox.schema.enums.OutboxRouteKind;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.testing.PostgresSchemaExtension;
 import java.math.BigDecimal;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.UUID;
@@ -136,18 +137,17 @@ class RouteIT {
     @Test
     void aDeliveryThatExistsAlreadyIsStoppedByTheUniqueKey() {
         UUID event = tables.record(new OrderCancelled(3)).get(0);
-        UUID existing = UUID.randomUUID();
-        tables.dsl().insertInto(OUTBOX_DELIVERIES)
-                .set(OUTBOX_DELIVERIES.ID, existing)
-                .set(OUTBOX_DELIVERIES.EVENT_ID, event)
-                .set(OUTBOX_DELIVERIES.JOB_TYPE, "refund")
-                .set(OUTBOX_DELIVERIES.QUEUE_NAME, "payments")
-                .set(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, new Integer[0])
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS, 120)
-                .set(OUTBOX_DELIVERIES.AVAILABLE_AT, clock.instant().atOffset(ZoneOffset.UTC))
-                .set(OUTBOX_DELIVERIES.CREATED_AT, clock.instant().atOffset(ZoneOffset.UTC))
-                .set(OUTBOX_DELIVERIES.UPDATED_AT, clock.instant().atOffset(ZoneOffset.UTC))
-                .execute();
+        OffsetDateTime now = clock.instant().atOffset(ZoneOffset.UTC);
+        UUID existing = DeliveryRows.delivery(OutboxDeliveryStatus.pending, now)
+                .event(event)
+                .jobType("refund")
+                .queue("payments")
+                .retryDelays(List.of())
+                .timeoutSeconds(120)
+                .availableAt(now)
+                .createdAt(now)
+                .insert(tables.dsl())
+                .getId();
 
         RelayTransitions.Routed routed = route(ROUTES, 500);
 

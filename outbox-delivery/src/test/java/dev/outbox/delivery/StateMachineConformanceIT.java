@@ -1,0 +1,387 @@
+package dev.outbox.delivery;
+
+import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
+import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.outbox.api.OutboxDsl;
+import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.schema.tables.records.OutboxEventsRecord;
+import dev.outbox.testing.PostgresSchemaExtension;
+import java.time.Clock;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.jooq.DSLContext;
+import org.jooq.Record2;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * River-style conformance of the delivery state machine (docs/state-machine.md): every transition
+ * the relay and the worker write, from every status, with the current and a stale dispatch id, and
+ * for T2 and T4 with {@code available_at} / {@code delivery_timeout_at} before, at and after now.
+ * Where the guard admits the case the row becomes exactly the documented one (the whole row is
+ * compared); where it refuses, the transition reports nothing and the row is untouched: the same
+ * text in PostgreSQL and the same {@code xmin} (no new row version was written at all).
+ */
+class StateMachineConformanceIT {
+
+    @RegisterExtension
+    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+
+    static final OffsetDateTime NOW = OffsetDateTime.of(2030, 1, 2, 3, 4, 5, 0, ZoneOffset.UTC);
+    /** The route of every row here: two retries, 29 s to deliver. */
+    static final DeliveryTemplate ROUTE = new DeliveryTemplate(RouteKind.JOB, "send-confirmation", "emails", null, null,
+            List.of(60, 120), 29);
+
+    static DSLContext dsl;
+    static DSLContext ctx;
+    static RelayTransitions relay;
+    static WorkerTransitions worker;
+
+    @BeforeAll
+    static void setUp() {
+        dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
+        ctx = OutboxDsl.mapped(dsl, db.tables());
+        Clock clock = Clock.fixed(NOW.toInstant(), ZoneOffset.UTC);
+        relay = new RelayTransitions(db.tables(), new RouteTable(Map.of("order.placed", List.of(ROUTE))), clock);
+        worker = new WorkerTransitions(new DeliveryTransitions(db.tables(), clock));
+    }
+
+    @BeforeEach
+    void clean() throws Exception {
+        db.truncate();
+    }
+
+    // ---------------------------------------------------------------- the matrix
+
+    /** The transitions on an existing delivery, each as its caller calls it. */
+    enum Transition {
+        T2_CLAIM("T2 claim", false),
+        PUBLISH_COMPLETION("publish completion", true),
+        T3_PUBLISH_REFUSED("T3 publish refused", true),
+        T3U_RELEASE_UNSENT("T3u release unsent", true),
+        T4_TIMED_OUT("T4 timed out", false),
+        T5_COMPLETED("T5 completed", true),
+        T6_RETRYABLE_ERROR("T6 retryable error", true),
+        T7_JOB_FAILED("T7 job failed", true),
+        T8_WORKER_DIED("T8 worker died", true);
+
+        final String label;
+        final boolean takesDispatchId;
+
+        Transition(String label, boolean takesDispatchId) {
+            this.label = label;
+            this.takesDispatchId = takesDispatchId;
+        }
+
+        @Override
+        public String toString() {
+            return label;
+        }
+    }
+
+    /** The dispatch id the transition is called with. */
+    enum Dispatch {
+        CURRENT("current dispatch id"), STALE("stale dispatch id"), NONE("no dispatch id");
+
+        final String label;
+
+        Dispatch(String label) {
+            this.label = label;
+        }
+    }
+
+    /** Where the row's available_at (T2) or delivery_timeout_at (T4) stands against now. */
+    enum When {
+        BEFORE_NOW(-1), AT_NOW(0), AFTER_NOW(1), DEFAULT(0);
+
+        final int sign;
+
+        When(int sign) {
+            this.sign = sign;
+        }
+    }
+
+    /**
+     * The row's attempts against its delays [60, 120]: never dispatched (pending with no dispatch
+     * id), attempt 1 (a retry left), or attempt 3 (none left).
+     */
+    enum Attempt {
+        NEVER(0), FIRST(1), LAST(3);
+
+        final int attempts;
+
+        Attempt(int attempts) {
+            this.attempts = attempts;
+        }
+    }
+
+    record Case(Transition transition, OutboxDeliveryStatus from, Dispatch dispatch, When when, Attempt attempt) {
+
+        /** The guard of each transition, as docs/state-machine.md states it. */
+        boolean admitted() {
+            return switch (transition) {
+                case T2_CLAIM -> from == OutboxDeliveryStatus.pending && when.sign <= 0;
+                case T4_TIMED_OUT -> from == OutboxDeliveryStatus.dispatched && when.sign <= 0;
+                default -> from == OutboxDeliveryStatus.dispatched && dispatch == Dispatch.CURRENT;
+            };
+        }
+
+        @Override
+        public String toString() {
+            String timing = switch (when) {
+                case DEFAULT -> "";
+                case BEFORE_NOW, AT_NOW, AFTER_NOW -> ", " + (transition == Transition.T2_CLAIM ? "available_at " : "delivery_timeout_at ")
+                        + when.name().toLowerCase().replace('_', ' ');
+            };
+            return transition + " from " + from.name().toLowerCase() + " (attempt " + attempt.attempts + "), " + dispatch.label + timing
+                    + (admitted() ? " -> changes the row" : " -> changes nothing");
+        }
+    }
+
+    static Stream<Arguments> matrix() {
+        List<Case> cases = new ArrayList<>();
+        for (Transition t : Transition.values()) {
+            for (OutboxDeliveryStatus from : OutboxDeliveryStatus.values()) {
+                List<Attempt> attempts = switch (from) {
+                    case pending -> List.of(Attempt.NEVER, Attempt.FIRST);
+                    case dispatched -> List.of(Attempt.FIRST, Attempt.LAST);
+                    case completed, failed -> List.of(Attempt.FIRST);
+                };
+                for (Attempt attempt : attempts) {
+                    List<Dispatch> ids = !t.takesDispatchId ? List.of(Dispatch.NONE)
+                            // a row never dispatched has no dispatch id of its own to be called with
+                            : attempt == Attempt.NEVER ? List.of(Dispatch.STALE)
+                            : List.of(Dispatch.CURRENT, Dispatch.STALE);
+                    boolean timed = t == Transition.T2_CLAIM || (t == Transition.T4_TIMED_OUT && from == OutboxDeliveryStatus.dispatched);
+                    List<When> whens = timed ? List.of(When.BEFORE_NOW, When.AT_NOW, When.AFTER_NOW) : List.of(When.DEFAULT);
+                    for (Dispatch id : ids) {
+                        for (When when : whens) {
+                            cases.add(new Case(t, from, id, when, attempt));
+                        }
+                    }
+                }
+            }
+        }
+        return cases.stream().map(Arguments::of);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("matrix")
+    void everyTransitionFromEveryStatusChangesExactlyWhatItsGuardAdmits(Case c) {
+        OutboxDeliveriesRecord before = row(c).insert(ctx);
+        OutboxEventsRecord eventBefore = event(before.getEventId());
+        Stored stored = stored(before.getId());
+        UUID dispatchId = c.dispatch() == Dispatch.CURRENT ? before.getDispatchId() : UUID.randomUUID();
+
+        Set<UUID> changed = apply(c.transition(), before.getId(), dispatchId);
+
+        OutboxDeliveriesRecord after = reload(before.getId());
+        assertThat(event(before.getEventId())).as("the event").isEqualTo(eventBefore);
+        if (c.admitted()) {
+            assertThat(changed).as("what the transition reports").containsExactly(before.getId());
+            assertThat(after).isEqualTo(expected(c, before, after));
+        } else {
+            assertThat(changed).as("what the transition reports").isEmpty();
+            assertThat(stored(before.getId())).as("the row, untouched").isEqualTo(stored);
+            assertThat(after).isEqualTo(before);
+        }
+    }
+
+    /** A valid row in the case's from-status, attempt and timing. */
+    private static DeliveryRows row(Case c) {
+        DeliveryRows row = DeliveryRows.delivery(c.from(), NOW)
+                .retryDelays(ROUTE.retryDelaysSeconds())
+                .timeoutSeconds(ROUTE.deliveryTimeoutSeconds())
+                .attempts(c.attempt().attempts);
+        if (c.attempt() == Attempt.NEVER) {
+            row.dispatchId(null);
+        } else if (c.from() == OutboxDeliveryStatus.pending) {
+            // back in pending after a retry: it keeps the id of its last dispatch
+            row.dispatchId(UUID.randomUUID()).availableAt(NOW.plusSeconds(60));
+        }
+        if (c.transition() == Transition.T2_CLAIM) {
+            row.availableAt(NOW.plusSeconds(60L * c.when().sign));
+        } else if (c.transition() == Transition.T4_TIMED_OUT && c.from() == OutboxDeliveryStatus.dispatched) {
+            row.deliveryTimeoutAt(NOW.plusSeconds(10L * c.when().sign));
+        }
+        return row;
+    }
+
+    /** Calls the transition as relay or worker does; returns the deliveries it says it changed. */
+    private static Set<UUID> apply(Transition t, UUID deliveryId, UUID dispatchId) {
+        UUID[] ids = {deliveryId};
+        UUID[] dispatchIds = {dispatchId};
+        WorkerTransitions.Dispatch dispatch = new WorkerTransitions.Dispatch(deliveryId, dispatchId);
+        return switch (t) {
+            case T2_CLAIM -> relay.claim(dsl, 10).stream().map(Claimed::deliveryId).collect(Collectors.toSet());
+            case PUBLISH_COMPLETION -> Set.copyOf(relay.completePublished(dsl, ids, dispatchIds));
+            case T3_PUBLISH_REFUSED -> outcomes(relay.publishRefused(dsl, ids, dispatchIds));
+            case T3U_RELEASE_UNSENT -> Set.copyOf(relay.releaseUnsent(dsl, ids, dispatchIds));
+            case T4_TIMED_OUT -> outcomes(relay.timeOut(dsl, 10));
+            case T5_COMPLETED -> worker.complete(dsl, List.of(dispatch));
+            case T6_RETRYABLE_ERROR -> outcomes(worker.retryOrFail(dsl, dispatch).stream().toList());
+            case T7_JOB_FAILED -> worker.fail(dsl, dispatch, FailureReason.JOB_FAILED) ? Set.of(deliveryId) : Set.of();
+            case T8_WORKER_DIED -> worker.workerDied(dsl, dispatch) ? Set.of(deliveryId) : Set.of();
+        };
+    }
+
+    private static Set<UUID> outcomes(List<RetryOutcome> outcomes) {
+        return outcomes.stream().map(RetryOutcome::deliveryId).collect(Collectors.toSet());
+    }
+
+    /** The row docs/state-machine.md describes after an admitted transition of {@code before}. */
+    private static OutboxDeliveriesRecord expected(Case c, OutboxDeliveriesRecord before, OutboxDeliveriesRecord after) {
+        OutboxDeliveriesRecord e = before.copy();
+        e.setId(before.getId());
+        e.setUpdatedAt(NOW);
+        switch (c.transition()) {
+            case T2_CLAIM -> {
+                // a new dispatch id, attempts + 1, dispatched now, due after the route's timeout
+                assertThat(after.getDispatchId()).as("the new dispatch id").isNotNull().isNotEqualTo(before.getDispatchId());
+                e.setStatus(OutboxDeliveryStatus.dispatched);
+                e.setDispatchId(after.getDispatchId());
+                e.setAttempts(before.getAttempts() + 1);
+                e.setDispatchedAt(NOW);
+                e.setDeliveryTimeoutAt(NOW.plusSeconds(ROUTE.deliveryTimeoutSeconds()));
+            }
+            case PUBLISH_COMPLETION, T5_COMPLETED -> {
+                e.setStatus(OutboxDeliveryStatus.completed);
+                e.setCompletedAt(NOW);
+                e.setDeliveryTimeoutAt(null);
+            }
+            case T3U_RELEASE_UNSENT -> {
+                // as before T2: the attempt is not counted, available_at kept
+                e.setStatus(OutboxDeliveryStatus.pending);
+                e.setAttempts(before.getAttempts() - 1);
+                e.setDispatchedAt(null);
+                e.setDeliveryTimeoutAt(null);
+            }
+            case T3_PUBLISH_REFUSED -> retryOrFail(e, before, "publish_failed");
+            case T4_TIMED_OUT -> retryOrFail(e, before, "timeout");
+            case T6_RETRYABLE_ERROR -> retryOrFail(e, before, "retries_exhausted");
+            case T7_JOB_FAILED -> failed(e, "job_failed");
+            case T8_WORKER_DIED -> failed(e, "worker_died");
+        }
+        return e;
+    }
+
+    /** Attempt k of delays [d1 … dn]: pending at now + dk while k <= n, else failed with the transition's reason. */
+    private static void retryOrFail(OutboxDeliveriesRecord e, OutboxDeliveriesRecord before, String reason) {
+        Integer[] delays = before.getRetryDelaysSeconds();
+        int attempts = before.getAttempts();
+        if (attempts <= delays.length) {
+            e.setStatus(OutboxDeliveryStatus.pending);
+            e.setAvailableAt(NOW.plusSeconds(delays[attempts - 1]));
+            e.setDispatchedAt(null);
+            e.setDeliveryTimeoutAt(null);
+        } else {
+            failed(e, reason);
+        }
+    }
+
+    private static void failed(OutboxDeliveriesRecord e, String reason) {
+        e.setStatus(OutboxDeliveryStatus.failed);
+        e.setFailedAt(NOW);
+        e.setFailureReason(reason);
+        e.setDeliveryTimeoutAt(null);
+    }
+
+    // ---------------------------------------------------------------- T1
+
+    /** The delivery of {@link #ROUTE} that exists before T1 runs (null: none). */
+    static Stream<Arguments> routing() {
+        List<Arguments> cases = new ArrayList<>();
+        List<@Nullable OutboxDeliveryStatus> existing = new ArrayList<>();
+        existing.add(null);
+        existing.addAll(List.of(OutboxDeliveryStatus.values()));
+        for (OutboxDeliveryStatus status : existing) {
+            for (boolean routed : List.of(false, true)) {
+                cases.add(Arguments.of(status, routed));
+            }
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "T1 route, event routed: {1}, existing delivery: {0}")
+    @MethodSource("routing")
+    void routingCreatesAPendingDeliveryOnlyForAnUnroutedEventAndNeverTouchesAnExistingOne(@Nullable OutboxDeliveryStatus existing,
+            boolean routed) {
+        UUID eventId = DeliveryRows.event(ctx, NOW.minusHours(1), routed ? NOW.minusMinutes(30) : null);
+        OutboxDeliveriesRecord before = existing == null ? null : DeliveryRows.delivery(existing, NOW).event(eventId).insert(ctx);
+        Stored stored = before == null ? null : stored(before.getId());
+        OutboxEventsRecord eventBefore = event(eventId);
+
+        RelayTransitions.Routed result = relay.route(dsl, 10, null);
+
+        List<OutboxDeliveriesRecord> after = ctx.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId)).fetch();
+        OutboxEventsRecord eventAfter = event(eventId);
+        if (routed) {
+            assertThat(result.events()).isZero();
+            assertThat(eventAfter).isEqualTo(eventBefore);
+        } else {
+            assertThat(result.events()).isOne();
+            OutboxEventsRecord expectedEvent = eventBefore.copy();
+            expectedEvent.setId(eventId);
+            expectedEvent.setRoutedAt(NOW);
+            assertThat(eventAfter).isEqualTo(expectedEvent);
+        }
+        if (before != null) {
+            // the unique key (event, job type, queue) stops a second delivery of the same route
+            assertThat(result.deliveries()).isZero();
+            assertThat(after).containsExactly(before);
+            assertThat(stored(before.getId())).as("the row, untouched").isEqualTo(stored);
+        } else if (routed) {
+            assertThat(after).isEmpty();
+        } else {
+            assertThat(result.deliveries()).isOne();
+            assertThat(after).hasSize(1);
+            OutboxDeliveriesRecord created = after.get(0);
+            assertThat(created).isEqualTo(DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
+                    .id(created.getId())
+                    .event(eventId)
+                    .retryDelays(ROUTE.retryDelaysSeconds())
+                    .timeoutSeconds(ROUTE.deliveryTimeoutSeconds())
+                    .availableAt(NOW)
+                    .createdAt(NOW)
+                    .record());
+        }
+    }
+
+    // ---------------------------------------------------------------- reading rows
+
+    /** A row as PostgreSQL stores it: its text and the transaction that wrote this version of it. */
+    record Stored(String xmin, String text) {}
+
+    private static Stored stored(UUID id) {
+        String table = db.tables().schema() + "." + db.tables().deliveries();
+        Record2<String, String> r = dsl.resultQuery("SELECT d.xmin::text, d::text FROM " + table + " d WHERE d.id = ?", id)
+                .coerce(DSL.field("xmin", String.class), DSL.field("d", String.class))
+                .fetchSingle();
+        return new Stored(r.value1(), r.value2());
+    }
+
+    private static OutboxDeliveriesRecord reload(UUID id) {
+        return ctx.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(id)).fetchSingle();
+    }
+
+    private static OutboxEventsRecord event(UUID id) {
+        return ctx.selectFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(id)).fetchSingle();
+    }
+}
