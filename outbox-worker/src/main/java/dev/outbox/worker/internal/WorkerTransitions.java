@@ -3,6 +3,7 @@ package dev.outbox.worker.internal;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 
 import dev.outbox.api.internal.DeliveryTransitions;
+import dev.outbox.api.internal.RenderedStatement;
 import dev.outbox.api.internal.RetryOutcome;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import java.time.OffsetDateTime;
@@ -13,7 +14,10 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import org.jooq.DSLContext;
+import org.jooq.Param;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The worker's edges of the delivery state machine, one method and one statement each, every one
@@ -40,6 +44,7 @@ public final class WorkerTransitions {
     private static final Pattern REASON = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
     private final DeliveryTransitions shared;
+    private volatile @Nullable RenderedStatement complete;
 
     public WorkerTransitions(DeliveryTransitions shared) {
         this.shared = shared;
@@ -57,20 +62,43 @@ public final class WorkerTransitions {
         if (dispatches.isEmpty()) {
             return Set.of();
         }
-        UUID[] ids = dispatches.stream().map(Dispatch::deliveryId).toArray(UUID[]::new);
-        UUID[] dispatchIds = dispatches.stream().map(Dispatch::dispatchId).toArray(UUID[]::new);
-        OffsetDateTime now = shared.now();
-        return new HashSet<>(mapped(ctx)
-                .update(OUTBOX_DELIVERIES)
-                .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.completed)
-                .set(OUTBOX_DELIVERIES.COMPLETED_AT, now)
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
-                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                .where(OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched))
-                .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids)))
-                .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
-                .returning(OUTBOX_DELIVERIES.ID)
-                .fetch(OUTBOX_DELIVERIES.ID));
+        UUID[] ids = new UUID[dispatches.size()];
+        UUID[] dispatchIds = new UUID[dispatches.size()];
+        int i = 0;
+        for (Dispatch dispatch : dispatches) {
+            ids[i] = dispatch.deliveryId();
+            dispatchIds[i++] = dispatch.dispatchId();
+        }
+        return completeStatement(ctx).query(ctx, rs -> {
+            Set<UUID> completed = new HashSet<>();
+            while (rs.next()) {
+                completed.add(rs.getObject(1, UUID.class));
+            }
+            return completed;
+        }, shared.now(), ids, dispatchIds);
+    }
+
+    /** T5's statement, rendered once: the tables are this instance's, and so is the text. */
+    private RenderedStatement completeStatement(DSLContext ctx) {
+        RenderedStatement statement = complete;
+        if (statement == null) {
+            Param<OffsetDateTime> now = DSL.param("now", SQLDataType.TIMESTAMPWITHTIMEZONE(6));
+            Param<UUID[]> ids = DSL.param("ids", SQLDataType.UUID.array());
+            Param<UUID[]> dispatchIds = DSL.param("dispatch_ids", SQLDataType.UUID.array());
+            DSLContext planned = mapped(ctx);
+            statement = RenderedStatement.of(planned, planned
+                    .update(OUTBOX_DELIVERIES)
+                    .set(OUTBOX_DELIVERIES.STATUS, DSL.inline(OutboxDeliveryStatus.completed))
+                    .set(OUTBOX_DELIVERIES.COMPLETED_AT, now)
+                    .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
+                    .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                    .where(OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.dispatched)))
+                    .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids)))
+                    .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
+                    .returning(OUTBOX_DELIVERIES.ID), now, ids, dispatchIds);
+            complete = statement;
+        }
+        return statement;
     }
 
     /** T6: back to pending with the next delay, or failed {@code retries_exhausted}; empty when the dispatch is not current. */
