@@ -5,9 +5,12 @@ import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -15,7 +18,10 @@ import java.util.regex.Pattern;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Param;
+import org.jooq.UpdateResultStep;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 import org.jooq.types.DayToSecond;
 
 /**
@@ -67,11 +73,45 @@ public final class DeliveryTransitions {
         if (!REASON.matcher(exhaustedReason).matches()) {
             throw new IllegalArgumentException("failure reason must be a safe code [a-z][a-z0-9_]*, got '" + exhaustedReason + "'");
         }
-        OffsetDateTime now = now();
+        return retryOrFailQuery(OutboxDsl.planned(ctx, tables), DSL.val(now()), DSL.val(exhaustedReason), guard)
+                .fetch()
+                .map(DeliveryTransitions::outcome);
+    }
+
+    /**
+     * Retry-or-fail of every dispatched delivery matching {@code guard}, {@linkplain RenderedStatement
+     * rendered once} for the hot paths of the relay: its values are now, the reason a delivery fails
+     * with when no retry is left (a safe code, checked by {@link #retryOrFail(DSLContext, RenderedStatement, String, Object...)}),
+     * then the values of {@code guardParams}; read what it changed with {@link #outcomes}.
+     */
+    public RenderedStatement retryOrFailStatement(DSLContext ctx, Condition guard, Param<?>... guardParams) {
+        DSLContext planned = OutboxDsl.planned(ctx, tables);
+        Param<OffsetDateTime> now = DSL.param("retry_now", SQLDataType.TIMESTAMPWITHTIMEZONE(6));
+        Param<String> reason = DSL.param("retry_reason", SQLDataType.VARCHAR);
+        Param<?>[] params = new Param<?>[guardParams.length + 2];
+        params[0] = now;
+        params[1] = reason;
+        System.arraycopy(guardParams, 0, params, 2, guardParams.length);
+        return RenderedStatement.of(planned, retryOrFailQuery(planned, now, reason, guard), params);
+    }
+
+    /** Runs a {@link #retryOrFailStatement} with now, {@code exhaustedReason} and the guard's values; returns what changed. */
+    public List<RetryOutcome> retryOrFail(DSLContext ctx, RenderedStatement statement, String exhaustedReason, Object... guardValues) {
+        if (!REASON.matcher(exhaustedReason).matches()) {
+            throw new IllegalArgumentException("failure reason must be a safe code [a-z][a-z0-9_]*, got '" + exhaustedReason + "'");
+        }
+        Object[] values = new Object[guardValues.length + 2];
+        values[0] = now();
+        values[1] = exhaustedReason;
+        System.arraycopy(guardValues, 0, values, 2, guardValues.length);
+        return statement.query(ctx, DeliveryTransitions::outcomes, values);
+    }
+
+    private static UpdateResultStep<OutboxDeliveriesRecord> retryOrFailQuery(DSLContext planned, Field<OffsetDateTime> nowField,
+            Field<String> exhaustedReason, Condition guard) {
         Condition willRetry = OUTBOX_DELIVERIES.ATTEMPTS.le(DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS));
         Field<Integer> delay = DSL.arrayGet(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, OUTBOX_DELIVERIES.ATTEMPTS);
-        Field<OffsetDateTime> nowField = DSL.val(now);
-        return OutboxDsl.planned(ctx, tables)
+        return planned
                 .update(OUTBOX_DELIVERIES)
                 .set(OUTBOX_DELIVERIES.STATUS, DSL.when(willRetry, DSL.inline(OutboxDeliveryStatus.pending))
                         .otherwise(DSL.inline(OutboxDeliveryStatus.failed)))
@@ -81,15 +121,24 @@ public final class DeliveryTransitions {
                         .otherwise(OUTBOX_DELIVERIES.DISPATCHED_AT))
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
                 .set(OUTBOX_DELIVERIES.FAILED_AT, DSL.when(willRetry, DSL.inline((OffsetDateTime) null)).otherwise(nowField))
-                .set(OUTBOX_DELIVERIES.FAILURE_REASON, DSL.when(willRetry, DSL.inline((String) null)).otherwise(DSL.val(exhaustedReason)))
+                .set(OUTBOX_DELIVERIES.FAILURE_REASON, DSL.when(willRetry, DSL.inline((String) null)).otherwise(exhaustedReason))
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, nowField)
-                .where(OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched))
+                .where(OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.dispatched)))
                 .and(guard)
                 .returning(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.JOB_TYPE,
                         OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.ATTEMPTS,
-                        OUTBOX_DELIVERIES.AVAILABLE_AT, OUTBOX_DELIVERIES.FAILURE_REASON)
-                .fetch()
-                .map(DeliveryTransitions::outcome);
+                        OUTBOX_DELIVERIES.AVAILABLE_AT, OUTBOX_DELIVERIES.FAILURE_REASON);
+    }
+
+    /** The outcomes a retry-or-fail statement returned, in the column order of its RETURNING. */
+    private static List<RetryOutcome> outcomes(ResultSet rs) throws SQLException {
+        List<RetryOutcome> outcomes = new ArrayList<>();
+        while (rs.next()) {
+            outcomes.add(new RetryOutcome(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
+                    rs.getString(4), rs.getString(5), OutboxDsl.status(OutboxDeliveryStatus.valueOf(rs.getString(6))), rs.getInt(7),
+                    rs.getObject(8, OffsetDateTime.class).withOffsetSameInstant(ZoneOffset.UTC), rs.getString(9)));
+        }
+        return outcomes;
     }
 
     private static RetryOutcome outcome(OutboxDeliveriesRecord r) {
