@@ -63,6 +63,8 @@ public final class Bench {
     private final Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
     /** Where relay and worker write a flight recording each (--jfr), or null. */
     private @org.jspecify.annotations.Nullable Path jfrDir;
+    /** More JVM options for relay and worker ({@code --service-jvm}), after the benchmark's own. */
+    private List<String> serviceJvm = List.of();
 
     /** The numbers of one benchmark size. */
     record Scale(int backlog, int liveSeconds, int fixedRate, int fixedSeconds, int recordSeconds, int ceilingSeconds,
@@ -87,21 +89,24 @@ public final class Bench {
         Scale scale = Scale.FULL;
         Path jfrDir = null;
         boolean pgStat = false;
+        List<String> serviceJvm = List.of();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--jfr" -> jfrDir = Path.of(args[++i]).toAbsolutePath();
                 case "--pg-stat" -> pgStat = true;
+                case "--service-jvm" -> serviceJvm = List.of(args[++i].trim().split("\\s+"));
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--scenarios" -> scenarios = List.of(args[++i].toUpperCase(Locale.ROOT).split(","));
                 case "--smoke" -> scale = Scale.SMOKE;
                 default -> {
                     System.err.println("usage: bench [--runs N] [--scenarios " + String.join(",", DEFAULT_SCENARIOS) + "] [--smoke]"
-                            + " [--jfr DIR] [--pg-stat]");
+                            + " [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"]");
                     System.exit(2);
                 }
             }
         }
         Bench bench = new Bench(scale, Files.createTempDirectory("outbox-bench"));
+        bench.serviceJvm = serviceJvm;
         if (jfrDir != null) {
             Files.createDirectories(jfrDir);
             bench.jfrDir = jfrDir;
@@ -317,10 +322,17 @@ public final class Bench {
 
     // ---------------------------------------------------------------- helpers
 
-    /** The JVM options of a child process: a flight recording to {@code <jfrDir>/<name>.jfr} when asked for. */
-    List<String> jfr(String name) {
-        return jfrDir == null ? List.of()
-                : List.of("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + jfrDir.resolve(name + ".jfr"));
+    /**
+     * The JVM options of a child process (relay or worker): a flight recording to {@code <jfrDir>/<name>.jfr}
+     * when asked for, then the options of {@code --service-jvm}.
+     */
+    List<String> serviceJvmOptions(String name) {
+        List<String> options = new ArrayList<>();
+        if (jfrDir != null) {
+            options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + jfrDir.resolve(name + ".jfr"));
+        }
+        options.addAll(serviceJvm);
+        return options;
     }
 
     private void recordBacklog(Schema schema, int count) {
@@ -677,12 +689,12 @@ public final class Bench {
             env.put("BENCH_QUEUE", topology.queue);
             env.put("BENCH_LATENCY_FILE", topology.latencyFile.toString());
             ChildProcess worker = topology.queue.isEmpty() ? null
-                    : ChildProcess.start("worker-" + schema.name, WORKER_MAIN, List.of(), env, bench.workDir, bench.jfr("worker-" + schema.name));
+                    : ChildProcess.start("worker-" + schema.name, WORKER_MAIN, List.of(), env, bench.workDir, bench.serviceJvmOptions("worker-" + schema.name));
             if (worker != null) {
                 BenchWorker.awaitReady(worker.log(), Duration.ofSeconds(60));
             }
             ChildProcess relay = ChildProcess.start("relay-" + schema.name, RELAY_MAIN,
-                    List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS), env, bench.workDir, bench.jfr("relay-" + schema.name));
+                    List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS), env, bench.workDir, bench.serviceJvmOptions("relay-" + schema.name));
             BenchWorker.awaitLine(relay.log(), "relay loop started", Duration.ofSeconds(60));
             Thread.sleep(1_000); // the first pass connects to the broker and declares the queue
             return new Processes(bench, relay, worker);

@@ -3,11 +3,13 @@ package dev.outbox.delivery;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.outbox.api.OutboxException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -82,7 +84,12 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
 
     /** The JSON body of this message. */
     public byte[] toJson() {
-        // streamed, not built as a tree: one message per dispatch is on the relay's hot path
+        // one message per dispatch is on the relay's hot path: values that need no escaping (ids, and
+        // the type names, which are plain ASCII by their rules) are written directly, the rest streamed
+        if (isPlain(eventType) && isPlain(jobType) && (traceparent == null || isPlain(traceparent))
+                && (tracestate == null || isPlain(tracestate))) {
+            return plainJson();
+        }
         ByteArrayBuilder out = new ByteArrayBuilder(256);
         try (JsonGenerator g = JSON_FACTORY.createGenerator(out, JsonEncoding.UTF8)) {
             g.writeStartObject();
@@ -107,6 +114,36 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
         return body;
     }
 
+    /** The body {@link #toJson} writes, when no value needs escaping: the same bytes as Jackson's generator. */
+    private byte[] plainJson() {
+        StringBuilder json = new StringBuilder(256)
+                .append("{\"eventId\":\"").append(eventId)
+                .append("\",\"deliveryId\":\"").append(deliveryId)
+                .append("\",\"dispatchId\":\"").append(dispatchId)
+                .append("\",\"eventType\":\"").append(eventType)
+                .append("\",\"jobType\":\"").append(jobType)
+                .append("\",\"attempt\":").append(attempt)
+                .append(",\"lastAttempt\":").append(lastAttempt);
+        if (traceparent != null) {
+            json.append(",\"traceparent\":\"").append(traceparent).append('"');
+        }
+        if (tracestate != null) {
+            json.append(",\"tracestate\":\"").append(tracestate).append('"');
+        }
+        return json.append('}').toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Printable ASCII without {@code "} and {@code \\}: written into a JSON string as it is. */
+    private static boolean isPlain(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * Reads a message body.
      *
@@ -114,45 +151,88 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
      *     read are in the exception
      */
     public static DeliveryMessage fromJson(byte[] body) {
-        JsonNode node;
-        try {
-            node = JSON.readTree(body);
+        // streamed, not read as a tree: one message per dispatch is on the worker's hot path; the
+        // whole body is read before a field is judged, as a tree would be (the last of a repeated field counts)
+        Fields f = new Fields();
+        try (JsonParser p = JSON_FACTORY.createParser(body)) {
+            JsonToken first = p.nextToken();
+            if (first != JsonToken.START_OBJECT) {
+                p.skipChildren(); // a malformed array is "not JSON", as a tree reads it
+                throw new MalformedMessageException("body is not a JSON object", null, null, null);
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                switch (name) {
+                    case "eventId" -> f.eventId = text(p, value);
+                    case "deliveryId" -> f.deliveryId = text(p, value);
+                    case "dispatchId" -> f.dispatchId = text(p, value);
+                    case "eventType" -> f.eventType = text(p, value);
+                    case "jobType" -> f.jobType = text(p, value);
+                    case "traceparent" -> f.traceparent = text(p, value);
+                    case "tracestate" -> f.tracestate = text(p, value);
+                    case "attempt" -> f.attempt = value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT
+                            ? p.getIntValue() : 0;
+                    case "lastAttempt" -> f.lastAttempt = value == JsonToken.VALUE_TRUE ? Boolean.TRUE
+                            : value == JsonToken.VALUE_FALSE ? Boolean.FALSE : null;
+                    default -> p.skipChildren();
+                }
+                if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
+                    p.skipChildren(); // a known field with an object or array value: read past it, it is not valid
+                }
+            }
+            if (p.currentToken() != JsonToken.END_OBJECT) {
+                throw new MalformedMessageException("body is not JSON", null, null, null);
+            }
         } catch (IOException e) {
             throw new MalformedMessageException("body is not JSON", null, null, null);
         }
-        if (node == null || !node.isObject()) {
-            throw new MalformedMessageException("body is not a JSON object", null, null, null);
+        UUID eventId = uuidOrNull(f.eventId);
+        UUID deliveryId = uuidOrNull(f.deliveryId);
+        UUID dispatchId = uuidOrNull(f.dispatchId);
+        if (eventId == null) {
+            throw new MalformedMessageException("eventId is missing or not a UUID", null, deliveryId, dispatchId);
         }
-        UUID eventId = uuidOrNull(node, "eventId");
-        UUID deliveryId = uuidOrNull(node, "deliveryId");
-        UUID dispatchId = uuidOrNull(node, "dispatchId");
-        for (String field : new String[] {"eventId", "deliveryId", "dispatchId"}) {
-            if (uuidOrNull(node, field) == null) {
-                throw new MalformedMessageException(field + " is missing or not a UUID", eventId, deliveryId, dispatchId);
-            }
+        if (deliveryId == null) {
+            throw new MalformedMessageException("deliveryId is missing or not a UUID", eventId, null, dispatchId);
         }
-        String eventType = textOrNull(node, "eventType");
-        String jobType = textOrNull(node, "jobType");
-        JsonNode attempt = node.get("attempt");
-        JsonNode last = node.get("lastAttempt");
-        if (eventType == null) {
+        if (dispatchId == null) {
+            throw new MalformedMessageException("dispatchId is missing or not a UUID", eventId, deliveryId, null);
+        }
+        if (f.eventType == null) {
             throw new MalformedMessageException("eventType is missing or not a string", eventId, deliveryId, dispatchId);
         }
-        if (jobType == null) {
+        if (f.jobType == null) {
             throw new MalformedMessageException("jobType is missing or not a string", eventId, deliveryId, dispatchId);
         }
-        if (attempt == null || !attempt.canConvertToInt() || !attempt.isIntegralNumber() || attempt.intValue() < 1) {
+        if (f.attempt < 1) {
             throw new MalformedMessageException("attempt is missing or not a whole number >= 1", eventId, deliveryId, dispatchId);
         }
-        if (last == null || !last.isBoolean()) {
+        if (f.lastAttempt == null) {
             throw new MalformedMessageException("lastAttempt is missing or not a boolean", eventId, deliveryId, dispatchId);
         }
-        return new DeliveryMessage(Objects.requireNonNull(eventId), Objects.requireNonNull(deliveryId), Objects.requireNonNull(dispatchId),
-                eventType, jobType, attempt.intValue(), last.booleanValue(), textOrNull(node, "traceparent"), textOrNull(node, "tracestate"));
+        return new DeliveryMessage(eventId, deliveryId, dispatchId, f.eventType, f.jobType, f.attempt, f.lastAttempt, f.traceparent,
+                f.tracestate);
     }
 
-    private static @Nullable UUID uuidOrNull(JsonNode node, String field) {
-        String text = textOrNull(node, field);
+    /** The fields of a body as {@link #fromJson} reads them, before they are judged. */
+    private static final class Fields {
+        @Nullable String eventId;
+        @Nullable String deliveryId;
+        @Nullable String dispatchId;
+        @Nullable String eventType;
+        @Nullable String jobType;
+        @Nullable String traceparent;
+        @Nullable String tracestate;
+        int attempt;
+        @Nullable Boolean lastAttempt;
+    }
+
+    private static @Nullable String text(JsonParser p, JsonToken value) throws IOException {
+        return value == JsonToken.VALUE_STRING ? p.getText() : null;
+    }
+
+    private static @Nullable UUID uuidOrNull(@Nullable String text) {
         if (text == null || text.length() != 36) {
             return null;
         }
@@ -161,10 +241,5 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
         } catch (IllegalArgumentException e) {
             return null;
         }
-    }
-
-    private static @Nullable String textOrNull(JsonNode node, String field) {
-        JsonNode value = node.get(field);
-        return value != null && value.isTextual() ? value.textValue() : null;
     }
 }

@@ -5,16 +5,22 @@ import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Param;
+import org.jooq.UpdateResultStep;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 import org.jooq.types.DayToSecond;
 import org.jspecify.annotations.Nullable;
 
@@ -34,6 +40,7 @@ public final class DeliveryTransitions {
 
     private final OutboxTables tables;
     private final Clock clock;
+    private volatile @Nullable RenderedStatement complete;
 
     public DeliveryTransitions(OutboxTables tables, Clock clock) {
         this.tables = tables;
@@ -54,24 +61,42 @@ public final class DeliveryTransitions {
      * T5, completed, for a group of dispatches in one statement: dispatched → completed, guarded by
      * {@code status = 'dispatched' AND id = ANY(?) AND dispatch_id = ANY(?)} (dispatch ids are unique,
      * so a row matches only with its own dispatch). The worker's completion of a job and the relay's
-     * completion of a confirmed publish route are this one statement. Returns the ids it completed.
+     * completion of a confirmed publish route are this one statement, {@linkplain RenderedStatement
+     * rendered once}. Returns the ids it completed.
      */
     public List<UUID> complete(DSLContext ctx, UUID[] deliveryIds, UUID[] dispatchIds) {
         if (deliveryIds.length == 0) {
             return List.of();
         }
-        OffsetDateTime now = now();
-        return PlannedDsl.planned(ctx, tables)
-                .update(OUTBOX_DELIVERIES)
-                .set(OUTBOX_DELIVERIES.STATUS, DSL.inline(OutboxDeliveryStatus.completed))
-                .set(OUTBOX_DELIVERIES.COMPLETED_AT, now)
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
-                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                .where(OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.dispatched)))
-                .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds)))
-                .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
-                .returningResult(OUTBOX_DELIVERIES.ID)
-                .fetch(OUTBOX_DELIVERIES.ID);
+        return completeStatement(ctx).query(ctx, rs -> {
+            List<UUID> completed = new ArrayList<>();
+            while (rs.next()) {
+                completed.add(rs.getObject(1, UUID.class));
+            }
+            return completed;
+        }, now(), deliveryIds, dispatchIds);
+    }
+
+    private RenderedStatement completeStatement(DSLContext ctx) {
+        RenderedStatement statement = complete;
+        if (statement == null) {
+            Param<OffsetDateTime> now = DSL.param("now", SQLDataType.TIMESTAMPWITHTIMEZONE(6));
+            Param<UUID[]> ids = DSL.param("ids", SQLDataType.UUID.array());
+            Param<UUID[]> dispatchIds = DSL.param("dispatch_ids", SQLDataType.UUID.array());
+            DSLContext planned = PlannedDsl.planned(ctx, tables);
+            statement = RenderedStatement.of(planned, planned
+                    .update(OUTBOX_DELIVERIES)
+                    .set(OUTBOX_DELIVERIES.STATUS, DSL.inline(OutboxDeliveryStatus.completed))
+                    .set(OUTBOX_DELIVERIES.COMPLETED_AT, now)
+                    .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
+                    .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                    .where(OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.dispatched)))
+                    .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids)))
+                    .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
+                    .returning(OUTBOX_DELIVERIES.ID), now, ids, dispatchIds);
+            complete = statement;
+        }
+        return statement;
     }
 
     /** Retry-or-fail of one dispatch, guarded by delivery id, status dispatched and dispatch id. */
@@ -87,11 +112,42 @@ public final class DeliveryTransitions {
      * be guarded by {@code id = ANY(?) AND dispatch_id = ANY(?)}.
      */
     public List<RetryOutcome> retryOrFail(DSLContext ctx, Condition guard, FailureReason exhaustedReason) {
-        OffsetDateTime now = now();
+        return retryOrFailQuery(PlannedDsl.planned(ctx, tables), DSL.val(now()), DSL.val(exhaustedReason.code()), guard)
+                .fetch()
+                .map(DeliveryTransitions::outcome);
+    }
+
+    /**
+     * Retry-or-fail of every dispatched delivery matching {@code guard}, {@linkplain RenderedStatement
+     * rendered once} for the hot paths of the relay: its values are now, the reason a delivery fails
+     * with when no retry is left (the code of a {@link FailureReason}),
+     * then the values of {@code guardParams}; read what it changed with {@link #outcomes}.
+     */
+    public RenderedStatement retryOrFailStatement(DSLContext ctx, Condition guard, Param<?>... guardParams) {
+        DSLContext planned = PlannedDsl.planned(ctx, tables);
+        Param<OffsetDateTime> now = DSL.param("retry_now", SQLDataType.TIMESTAMPWITHTIMEZONE(6));
+        Param<String> reason = DSL.param("retry_reason", SQLDataType.VARCHAR);
+        Param<?>[] params = new Param<?>[guardParams.length + 2];
+        params[0] = now;
+        params[1] = reason;
+        System.arraycopy(guardParams, 0, params, 2, guardParams.length);
+        return RenderedStatement.of(planned, retryOrFailQuery(planned, now, reason, guard), params);
+    }
+
+    /** Runs a {@link #retryOrFailStatement} with now, {@code exhaustedReason} and the guard's values; returns what changed. */
+    public List<RetryOutcome> retryOrFail(DSLContext ctx, RenderedStatement statement, FailureReason exhaustedReason, Object... guardValues) {
+        Object[] values = new Object[guardValues.length + 2];
+        values[0] = now();
+        values[1] = exhaustedReason.code();
+        System.arraycopy(guardValues, 0, values, 2, guardValues.length);
+        return statement.query(ctx, DeliveryTransitions::outcomes, values);
+    }
+
+    private static UpdateResultStep<OutboxDeliveriesRecord> retryOrFailQuery(DSLContext planned, Field<OffsetDateTime> nowField,
+            Field<String> exhaustedReason, Condition guard) {
         Condition willRetry = OUTBOX_DELIVERIES.ATTEMPTS.le(DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS));
         Field<Integer> delay = DSL.arrayGet(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, OUTBOX_DELIVERIES.ATTEMPTS);
-        Field<OffsetDateTime> nowField = DSL.val(now);
-        return PlannedDsl.planned(ctx, tables)
+        return planned
                 .update(OUTBOX_DELIVERIES)
                 .set(OUTBOX_DELIVERIES.STATUS, DSL.when(willRetry, DSL.inline(OutboxDeliveryStatus.pending))
                         .otherwise(DSL.inline(OutboxDeliveryStatus.failed)))
@@ -101,15 +157,24 @@ public final class DeliveryTransitions {
                         .otherwise(OUTBOX_DELIVERIES.DISPATCHED_AT))
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
                 .set(OUTBOX_DELIVERIES.FAILED_AT, DSL.when(willRetry, DSL.inline((OffsetDateTime) null)).otherwise(nowField))
-                .set(OUTBOX_DELIVERIES.FAILURE_REASON, DSL.when(willRetry, DSL.inline((String) null)).otherwise(DSL.val(exhaustedReason.code())))
+                .set(OUTBOX_DELIVERIES.FAILURE_REASON, DSL.when(willRetry, DSL.inline((String) null)).otherwise(exhaustedReason))
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, nowField)
-                .where(OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched))
+                .where(OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.dispatched)))
                 .and(guard)
                 .returning(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.JOB_TYPE,
                         OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.ATTEMPTS,
-                        OUTBOX_DELIVERIES.AVAILABLE_AT, OUTBOX_DELIVERIES.FAILURE_REASON)
-                .fetch()
-                .map(DeliveryTransitions::outcome);
+                        OUTBOX_DELIVERIES.AVAILABLE_AT, OUTBOX_DELIVERIES.FAILURE_REASON);
+    }
+
+    /** The outcomes a retry-or-fail statement returned, in the column order of its RETURNING. */
+    private static List<RetryOutcome> outcomes(ResultSet rs) throws SQLException {
+        List<RetryOutcome> outcomes = new ArrayList<>();
+        while (rs.next()) {
+            outcomes.add(new RetryOutcome(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
+                    rs.getString(4), rs.getString(5), OutboxDeliveryStatus.valueOf(rs.getString(6)), rs.getInt(7),
+                    rs.getObject(8, OffsetDateTime.class).withOffsetSameInstant(ZoneOffset.UTC), reason(rs.getString(9))));
+        }
+        return outcomes;
     }
 
     private static RetryOutcome outcome(OutboxDeliveriesRecord r) {

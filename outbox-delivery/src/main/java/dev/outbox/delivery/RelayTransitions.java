@@ -18,7 +18,7 @@ import java.util.UUID;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Name;
-import org.jooq.Record;
+import org.jooq.Param;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.jooq.types.DayToSecond;
@@ -44,6 +44,7 @@ public final class RelayTransitions {
     private static final Field<DayToSecond> ONE_SECOND = DSL.inline(new DayToSecond(0, 0, 0, 1));
     private static final Field<OutboxDeliveryStatus> PENDING = DSL.inline(OutboxDeliveryStatus.pending);
     private static final Field<OutboxDeliveryStatus> DISPATCHED = DSL.inline(OutboxDeliveryStatus.dispatched);
+    private static final Field<OutboxDeliveryStatus> COMPLETED = DSL.inline(OutboxDeliveryStatus.completed);
     private static final Field<Integer> RETRIES = DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS).as("retries");
     private static final Field<String> PAYLOAD_TEXT = DSL.when(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.publish)),
             OUTBOX_EVENTS.PAYLOAD.cast(SQLDataType.CLOB)).as("payload_text");
@@ -53,6 +54,7 @@ public final class RelayTransitions {
     private final DeliveryTransitions shared;
     private final IdGenerator ids = IdGenerator.uuidV7();
     private final RouteSnapshot snapshot;
+    private volatile @Nullable Statements rendered;
 
     public RelayTransitions(OutboxTables tables, RouteTable routes, Clock clock) {
         this.tables = tables;
@@ -82,84 +84,128 @@ public final class RelayTransitions {
      * changed: they stay unrouted and hold nothing back.
      */
     public Routed route(DSLContext tx, int limit, @Nullable UUID after) {
-        DSLContext ctx = PlannedDsl.planned(tx, tables);
-        OffsetDateTime now = shared.now();
-        var candidates = ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE)
-                .from(OUTBOX_EVENTS)
-                .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                .and(after == null ? DSL.noCondition() : OUTBOX_EVENTS.ID.gt(after))
-                .orderBy(OUTBOX_EVENTS.ID)
-                .limit(limit)
-                .fetch();
-        if (candidates.isEmpty()) {
+        Statements statements = statements(tx);
+        List<UUID> candidateIds = new ArrayList<>();
+        List<String> candidateTypes = new ArrayList<>();
+        RenderedStatement.Rows<Void> candidate = rs -> {
+            while (rs.next()) {
+                candidateIds.add(rs.getObject(1, UUID.class));
+                candidateTypes.add(rs.getString(2));
+            }
+            return null;
+        };
+        if (after == null) {
+            statements.candidates.query(tx, candidate, limit);
+        } else {
+            statements.candidatesAfter.query(tx, candidate, after, limit);
+        }
+        if (candidateIds.isEmpty()) {
             return new Routed(0, 0, 0, after, Set.of());
         }
-        UUID lastSeen = candidates.get(candidates.size() - 1).value1();
+        UUID lastSeen = candidateIds.get(candidateIds.size() - 1);
         Set<String> unrouted = new LinkedHashSet<>();
-        List<UUID> routable = new ArrayList<>(candidates.size());
-        RouteSnapshot.Pairs pairs = snapshot.pairs(candidates.size());
-        for (var c : candidates) {
-            List<DeliveryTemplate> eventRoutes = routes.of(c.value2());
+        List<UUID> routable = new ArrayList<>(candidateIds.size());
+        RouteSnapshot.Pairs pairs = snapshot.pairs(candidateIds.size());
+        for (int i = 0; i < candidateIds.size(); i++) {
+            List<DeliveryTemplate> eventRoutes = routes.of(candidateTypes.get(i));
             if (eventRoutes.isEmpty()) {
-                unrouted.add(c.value2());
+                unrouted.add(candidateTypes.get(i));
                 continue;
             }
-            routable.add(c.value1());
+            routable.add(candidateIds.get(i));
             for (DeliveryTemplate route : eventRoutes) {
-                pairs.add(ids.next(), c.value1(), route);
+                pairs.add(ids.next(), candidateIds.get(i), route);
             }
         }
         if (routable.isEmpty()) {
-            return new Routed(0, 0, candidates.size(), lastSeen, unrouted);
+            return new Routed(0, 0, candidateIds.size(), lastSeen, unrouted);
         }
+        Object[] pairValues = pairs.values();
+        Object[] values = new Object[pairValues.length + 2];
+        values[0] = shared.now();
+        values[1] = routable.toArray(UUID[]::new);
+        System.arraycopy(pairValues, 0, values, 2, pairValues.length);
+        int[] routed = statements.route.query(tx, rs -> {
+            int events = 0;
+            int created = 0;
+            while (rs.next()) {
+                created = events++ == 0 ? rs.getInt(2) : created;
+            }
+            return new int[] {events, created};
+        }, values);
+        return new Routed(routed[0], routed[1], candidateIds.size(), lastSeen, unrouted);
+    }
+
+    /** The hot statements, rendered once for this instance's tables (the first transaction's settings). */
+    private record Statements(RenderedStatement candidates, RenderedStatement candidatesAfter, RenderedStatement route,
+            RenderedStatement claim, RenderedStatement timeOut) {}
+
+    private Statements statements(DSLContext tx) {
+        Statements statements = rendered;
+        if (statements == null) {
+            statements = render(PlannedDsl.planned(tx, tables));
+            rendered = statements;
+        }
+        return statements;
+    }
+
+    /** T1's read of the next unrouted events in id order, without locking (the partial index alone serves it). */
+    private static org.jooq.Query candidates(DSLContext ctx, org.jooq.Condition from, Param<Integer> limit) {
+        return ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE)
+                .from(OUTBOX_EVENTS)
+                .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
+                .and(from)
+                .orderBy(OUTBOX_EVENTS.ID)
+                .limit(limit);
+    }
+
+    private Statements render(DSLContext ctx) {
+        Param<Integer> limit = DSL.param("limit", SQLDataType.INTEGER);
+        Param<UUID> after = DSL.param("after", SQLDataType.UUID);
+        RenderedStatement candidates = RenderedStatement.of(ctx, candidates(ctx, DSL.noCondition(), limit), limit);
+        RenderedStatement candidatesAfter = RenderedStatement.of(ctx, candidates(ctx, OUTBOX_EVENTS.ID.gt(after), limit), after, limit);
+
+        Param<OffsetDateTime> now = DSL.param("now", SQLDataType.TIMESTAMPWITHTIMEZONE(6));
+        Param<UUID[]> routable = DSL.param("routable", SQLDataType.UUID.array());
+        RouteSnapshot.Parameters pairs = new RouteSnapshot.Parameters();
         var lockedIds = DSL.select(LOCKED_ID).from(DSL.table(LOCKED));
-        var routed = ctx.with(pairs.table())
+        List<Param<?>> routeParams = new ArrayList<>(List.of(now, routable));
+        routeParams.addAll(pairs.all());
+        RenderedStatement route = RenderedStatement.of(ctx, ctx.with(pairs.table())
                 .with(LOCKED.fields(LOCKED_ID.getName()).as(DSL.select(OUTBOX_EVENTS.ID)
                         .from(OUTBOX_EVENTS)
-                        .where(OUTBOX_EVENTS.ID.eq(DSL.any(routable.toArray(UUID[]::new))))
+                        .where(OUTBOX_EVENTS.ID.eq(DSL.any(routable)))
                         .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
                         .forUpdate()
                         .skipLocked()))
                 .with(INSERTED.fields(OUTBOX_DELIVERIES.ID.getName()).as(ctx.insertInto(OUTBOX_DELIVERIES, RouteSnapshot.COLUMNS)
-                        .select(pairs.deliveries(now, lockedIds))
+                        .select(RouteSnapshot.deliveries(now, lockedIds))
                         // the unique key (event_id, job_type, queue_name), by its columns: its name follows the table's
                         .onConflict(OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME)
                         .doNothing()
                         .returningResult(OUTBOX_DELIVERIES.ID)))
                 .update(OUTBOX_EVENTS)
-                .set(OUTBOX_EVENTS.ROUTED_AT, DSL.greatest(DSL.val(now), OUTBOX_EVENTS.CREATED_AT))
+                .set(OUTBOX_EVENTS.ROUTED_AT, DSL.greatest(now, OUTBOX_EVENTS.CREATED_AT))
                 // = ANY(ARRAY(...)): the locked ids reach the primary key, never a scan of the table
                 .where(OUTBOX_EVENTS.ID.eq(DSL.any(DSL.array(lockedIds))))
                 .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                .returningResult(OUTBOX_EVENTS.ID, DSL.field(DSL.selectCount().from(DSL.table(INSERTED))))
-                .fetch();
-        int created = routed.isEmpty() ? 0 : routed.get(0).value2();
-        return new Routed(routed.size(), created, candidates.size(), lastSeen, unrouted);
-    }
+                .returningResult(OUTBOX_EVENTS.ID, DSL.field(DSL.selectCount().from(DSL.table(INSERTED)))),
+                routeParams.toArray(Param<?>[]::new));
 
-    /**
-     * T2: one statement claims up to {@code limit} ready pending deliveries ({@code FOR UPDATE SKIP
-     * LOCKED}, oldest available first): status dispatched, a new dispatch id, attempts + 1,
-     * dispatched_at and delivery_timeout_at; returns what the messages need.
-     */
-    public List<Claimed> claim(DSLContext tx, int limit) {
-        DSLContext ctx = PlannedDsl.planned(tx, tables);
-        OffsetDateTime now = shared.now();
-        Field<OffsetDateTime> nowField = DSL.val(now);
         OutboxDeliveries ready = OUTBOX_DELIVERIES.as("ready");
-        var claimed = ctx.update(OUTBOX_DELIVERIES)
+        RenderedStatement claim = RenderedStatement.of(ctx, ctx.update(OUTBOX_DELIVERIES)
                 .set(OUTBOX_DELIVERIES.STATUS, DISPATCHED)
                 .set(OUTBOX_DELIVERIES.DISPATCH_ID, DSL.uuid())
-                .set(OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.ATTEMPTS.plus(1))
-                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, nowField)
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, nowField.plus(ONE_SECOND.times(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS)))
-                .set(OUTBOX_DELIVERIES.UPDATED_AT, nowField)
+                .set(OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.ATTEMPTS.plus(DSL.inline(1)))
+                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, now)
+                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, now.plus(ONE_SECOND.times(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS)))
+                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
                 .from(OUTBOX_EVENTS)
                 // = ANY(ARRAY(...)): the claimed ids reach the primary key, never a scan of the table
                 .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(ready.ID)
                         .from(ready)
                         .where(ready.STATUS.eq(PENDING))
-                        .and(ready.AVAILABLE_AT.le(nowField))
+                        .and(ready.AVAILABLE_AT.le(now))
                         .orderBy(ready.AVAILABLE_AT)
                         .limit(limit)
                         .forUpdate()
@@ -169,18 +215,36 @@ public final class RelayTransitions {
                 .returningResult(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.KIND,
                         OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.EXCHANGE,
                         OUTBOX_DELIVERIES.ROUTING_KEY, OUTBOX_DELIVERIES.ATTEMPTS, RETRIES, OUTBOX_EVENTS.EVENT_TYPE,
-                        OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE, PAYLOAD_TEXT)
-                .fetch();
-        List<Claimed> result = new ArrayList<>(claimed.size());
-        for (Record r : claimed) {
-            result.add(new Claimed(r.get(OUTBOX_DELIVERIES.ID), r.get(OUTBOX_DELIVERIES.EVENT_ID), r.get(OUTBOX_DELIVERIES.DISPATCH_ID),
-                    r.get(OUTBOX_DELIVERIES.KIND) == OutboxRouteKind.publish ? RouteKind.PUBLISH : RouteKind.JOB,
-                    r.get(OUTBOX_DELIVERIES.JOB_TYPE), r.get(OUTBOX_DELIVERIES.QUEUE_NAME), r.get(OUTBOX_DELIVERIES.EXCHANGE),
-                    r.get(OUTBOX_DELIVERIES.ROUTING_KEY), r.get(OUTBOX_DELIVERIES.ATTEMPTS), r.get(RETRIES),
-                    r.get(OUTBOX_EVENTS.EVENT_TYPE), r.get(OUTBOX_EVENTS.TRACEPARENT), r.get(OUTBOX_EVENTS.TRACESTATE),
-                    r.get(PAYLOAD_TEXT)));
-        }
-        return result;
+                        OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE, PAYLOAD_TEXT), now, limit);
+
+        OutboxDeliveries overdue = OUTBOX_DELIVERIES.as("overdue");
+        RenderedStatement timeOut = shared.retryOrFailStatement(ctx, OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(overdue.ID)
+                .from(overdue)
+                .where(overdue.STATUS.eq(DISPATCHED))
+                .and(overdue.DELIVERY_TIMEOUT_AT.le(now))
+                .orderBy(overdue.DELIVERY_TIMEOUT_AT)
+                .limit(limit)
+                .forUpdate()
+                .skipLocked()))), now, limit);
+        return new Statements(candidates, candidatesAfter, route, claim, timeOut);
+    }
+
+    /**
+     * T2: one statement claims up to {@code limit} ready pending deliveries ({@code FOR UPDATE SKIP
+     * LOCKED}, oldest available first): status dispatched, a new dispatch id, attempts + 1,
+     * dispatched_at and delivery_timeout_at; returns what the messages need.
+     */
+    public List<Claimed> claim(DSLContext tx, int limit) {
+        return statements(tx).claim.query(tx, rs -> {
+            List<Claimed> result = new ArrayList<>();
+            while (rs.next()) {
+                result.add(new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
+                        OutboxRouteKind.publish.getLiteral().equals(rs.getString(4)) ? RouteKind.PUBLISH : RouteKind.JOB,
+                        rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getInt(9), rs.getInt(10),
+                        rs.getString(11), rs.getString(12), rs.getString(13), rs.getString(14)));
+            }
+            return result;
+        }, shared.now(), limit);
     }
 
     /**
@@ -232,14 +296,6 @@ public final class RelayTransitions {
      * ({@code FOR UPDATE SKIP LOCKED}) go through retry-or-fail with {@code timeout}.
      */
     public List<RetryOutcome> timeOut(DSLContext tx, int limit) {
-        OutboxDeliveries overdue = OUTBOX_DELIVERIES.as("overdue");
-        return shared.retryOrFail(tx, OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(overdue.ID)
-                .from(overdue)
-                .where(overdue.STATUS.eq(DISPATCHED))
-                .and(overdue.DELIVERY_TIMEOUT_AT.le(DSL.val(shared.now())))
-                .orderBy(overdue.DELIVERY_TIMEOUT_AT)
-                .limit(limit)
-                .forUpdate()
-                .skipLocked()))), FailureReason.TIMEOUT);
+        return shared.retryOrFail(tx, statements(tx).timeOut, FailureReason.TIMEOUT, shared.now(), limit);
     }
 }

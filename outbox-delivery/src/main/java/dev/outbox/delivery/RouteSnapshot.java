@@ -15,6 +15,7 @@ import org.jooq.CommonTableExpression;
 import org.jooq.DataType;
 import org.jooq.Field;
 import org.jooq.Name;
+import org.jooq.Param;
 import org.jooq.Select;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
@@ -113,26 +114,49 @@ final class RouteSnapshot {
             routeNumbers.add(number);
         }
 
-        /** The CTE {@code pairs}: one row holding every array, each bound once. */
+        /** The values of {@link Parameters#all}, in its order: this batch's pairs, then the snapshot of the routes. */
+        Object[] values() {
+            return new Object[] {deliveryIds.toArray(UUID[]::new), eventIds.toArray(UUID[]::new), routeNumbers.toArray(Integer[]::new),
+                    publish, jobTypes, queues, exchanges, routingKeys, retryDelays, timeouts};
+        }
+    }
+
+    /** The parameters that carry the pairs and the snapshot into T1's statement, each bound once. */
+    static final class Parameters {
+        private final Param<UUID[]> deliveryIds = DSL.param(DELIVERY_IDS.getName(), SQLDataType.UUID.array());
+        private final Param<UUID[]> eventIds = DSL.param(EVENT_IDS.getName(), SQLDataType.UUID.array());
+        private final Param<Integer[]> routeNumbers = DSL.param(ROUTE_NUMBERS.getName(), SQLDataType.INTEGER.array());
+        private final Param<Boolean[]> publish = DSL.param(PUBLISH.getName(), SQLDataType.BOOLEAN.array());
+        private final Param<String[]> jobTypes = DSL.param(JOB_TYPES.getName(), SQLDataType.VARCHAR.array());
+        private final Param<String[]> queues = DSL.param(QUEUES.getName(), SQLDataType.VARCHAR.array());
+        private final Param<String[]> exchanges = DSL.param(EXCHANGES.getName(), SQLDataType.VARCHAR.array());
+        private final Param<String[]> routingKeys = DSL.param(ROUTING_KEYS.getName(), SQLDataType.VARCHAR.array());
+        private final Param<String[]> retryDelays = DSL.param(RETRY_DELAYS.getName(), SQLDataType.VARCHAR.array());
+        private final Param<Integer[]> timeouts = DSL.param(TIMEOUTS.getName(), SQLDataType.INTEGER.array());
+
+        /** In the order of {@link Pairs#values}. */
+        List<Param<?>> all() {
+            return List.of(deliveryIds, eventIds, routeNumbers, publish, jobTypes, queues, exchanges, routingKeys, retryDelays, timeouts);
+        }
+
+        /** The CTE {@code pairs}: one row holding every array. */
         CommonTableExpression<?> table() {
             return PAIRS.fields(DELIVERY_IDS.getName(), EVENT_IDS.getName(), ROUTE_NUMBERS.getName(), PUBLISH.getName(),
                     JOB_TYPES.getName(), QUEUES.getName(), EXCHANGES.getName(), ROUTING_KEYS.getName(), RETRY_DELAYS.getName(),
-                    TIMEOUTS.getName()).as(DSL.select(DSL.val(deliveryIds.toArray(UUID[]::new)), DSL.val(eventIds.toArray(UUID[]::new)),
-                    DSL.val(routeNumbers.toArray(Integer[]::new)), DSL.val(publish), DSL.val(jobTypes), DSL.val(queues),
-                    DSL.val(exchanges), DSL.val(routingKeys), DSL.val(retryDelays), DSL.val(timeouts)));
+                    TIMEOUTS.getName()).as(DSL.select(deliveryIds, eventIds, routeNumbers, publish, jobTypes, queues, exchanges,
+                    routingKeys, retryDelays, timeouts));
         }
+    }
 
-        /** The rows of {@link #COLUMNS}: one pending delivery per pair whose event is in {@code locked}. */
-        Select<?> deliveries(OffsetDateTime now, Select<? extends org.jooq.Record1<UUID>> locked) {
-            Field<OffsetDateTime> at = DSL.val(now);
-            return DSL.select(DSL.arrayGet(DELIVERY_IDS, N), DSL.arrayGet(EVENT_IDS, N),
-                            DSL.when(DSL.arrayGet(PUBLISH, ROUTE), DSL.inline(OutboxRouteKind.publish)).otherwise(DSL.inline(OutboxRouteKind.job)),
-                            DSL.arrayGet(JOB_TYPES, ROUTE), DSL.arrayGet(QUEUES, ROUTE), DSL.arrayGet(EXCHANGES, ROUTE),
-                            DSL.arrayGet(ROUTING_KEYS, ROUTE), DSL.arrayGet(RETRY_DELAYS, ROUTE).cast(SQLDataType.INTEGER.array()),
-                            DSL.arrayGet(TIMEOUTS, ROUTE), DSL.inline(OutboxDeliveryStatus.pending), DSL.inline(0), at, at, at)
-                    .from(DSL.table(PAIRS), DSL.generateSeries(DSL.inline(1), DSL.cardinality(DELIVERY_IDS)).as("s", "n"))
-                    .where(DSL.arrayGet(EVENT_IDS, N).in(locked));
-        }
+    /** The rows of {@link #COLUMNS}: one pending delivery per pair of the CTE {@code pairs} whose event is in {@code locked}. */
+    static Select<?> deliveries(Field<OffsetDateTime> at, Select<? extends org.jooq.Record1<UUID>> locked) {
+        return DSL.select(DSL.arrayGet(DELIVERY_IDS, N), DSL.arrayGet(EVENT_IDS, N),
+                        DSL.when(DSL.arrayGet(PUBLISH, ROUTE), DSL.inline(OutboxRouteKind.publish)).otherwise(DSL.inline(OutboxRouteKind.job)),
+                        DSL.arrayGet(JOB_TYPES, ROUTE), DSL.arrayGet(QUEUES, ROUTE), DSL.arrayGet(EXCHANGES, ROUTE),
+                        DSL.arrayGet(ROUTING_KEYS, ROUTE), DSL.arrayGet(RETRY_DELAYS, ROUTE).cast(SQLDataType.INTEGER.array()),
+                        DSL.arrayGet(TIMEOUTS, ROUTE), DSL.inline(OutboxDeliveryStatus.pending), DSL.inline(0), at, at, at)
+                .from(DSL.table(PAIRS), DSL.generateSeries(DSL.inline(1), DSL.cardinality(DELIVERY_IDS)).as("s", "n"))
+                .where(DSL.arrayGet(EVENT_IDS, N).in(locked));
     }
 
     private static <T> Field<T> column(String name, DataType<T> type) {

@@ -3,7 +3,10 @@ package dev.outbox.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -37,6 +40,38 @@ class DeliveryMessageTest {
                 + "\"attempt\":1,\"lastAttempt\":false,\"tracestate\":\"v=1\"}");
     }
 
+    @ParameterizedTest
+    @MethodSource("bodies")
+    void writesTheSameBytesAsJacksonWhetherOrNotAValueNeedsEscaping(String eventType, String jobType, String traceparent,
+            String tracestate) throws Exception {
+        DeliveryMessage m = new DeliveryMessage(EVENT, DELIVERY, DISPATCH, eventType, jobType, 12, false, traceparent, tracestate);
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("eventId", EVENT.toString());
+        fields.put("deliveryId", DELIVERY.toString());
+        fields.put("dispatchId", DISPATCH.toString());
+        fields.put("eventType", eventType);
+        fields.put("jobType", jobType);
+        fields.put("attempt", 12);
+        fields.put("lastAttempt", false);
+        if (traceparent != null) {
+            fields.put("traceparent", traceparent);
+        }
+        if (tracestate != null) {
+            fields.put("tracestate", tracestate);
+        }
+
+        assertThat(m.toJson()).isEqualTo(new ObjectMapper().writeValueAsBytes(fields));
+        assertThat(DeliveryMessage.fromJson(m.toJson())).isEqualTo(m);
+    }
+
+    static Stream<Arguments> bodies() {
+        return Stream.of(
+                Arguments.of("order.placed", "send-confirmation", null, null),
+                Arguments.of("a:b/c-d_e", "job ~!@#$%^&*()", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "v=1,w=2"),
+                Arguments.of("order.placed", "back\\slash \"quoted\"", null, "tab\there"),
+                Arguments.of("order.placed", "caf\u00e9 \u20ac \ud83d\ude00", null, "line\nbreak \u0001 \u007f"));
+    }
+
     @Test
     void roundTripsWithoutTraceHeaders() {
         DeliveryMessage m = new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "job", 1, false, null, null);
@@ -63,6 +98,25 @@ class DeliveryMessageTest {
         String body = "{\"eventId\":\"" + EVENT + "\",\"deliveryId\":\"" + DELIVERY + "\",\"dispatchId\":\"" + DISPATCH
                 + "\",\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":1,\"lastAttempt\":false,\"addedLater\":true}";
         assertThat(DeliveryMessage.fromJson(body.getBytes(StandardCharsets.UTF_8)).jobType()).isEqualTo("j");
+    }
+
+    @Test
+    void readsTheLastOfARepeatedFieldAndNeverAFieldOfANestedObject() {
+        String body = "{\"jobType\":\"first\",\"other\":{\"eventId\":\"" + DISPATCH + "\",\"jobType\":\"nested\"},\"list\":[{\"a\":[1]}],"
+                + "\"eventId\":\"" + EVENT + "\",\"deliveryId\":\"" + DELIVERY + "\",\"dispatchId\":\"" + DISPATCH
+                + "\",\"eventType\":\"e\",\"jobType\":\"last\",\"attempt\":1,\"lastAttempt\":false}";
+        DeliveryMessage m = DeliveryMessage.fromJson(body.getBytes(StandardCharsets.UTF_8));
+        assertThat(m.jobType()).isEqualTo("last");
+        assertThat(m.eventId()).isEqualTo(EVENT);
+    }
+
+    @Test
+    void refusesABodyThatBreaksOffAfterItsFieldsAsNotJson() {
+        String whole = new String(message().toJson(), StandardCharsets.UTF_8);
+        String broken = whole.substring(0, whole.length() - 1) + ",";
+        assertThatThrownBy(() -> DeliveryMessage.fromJson(broken.getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(MalformedMessageException.class)
+                .hasMessageContaining("not JSON");
     }
 
     private static String body(String eventId, String deliveryId, String dispatchId, String rest) {

@@ -140,6 +140,7 @@ public final class RelayCommand implements Callable<Integer> {
             int dispatchBatchSize = s.dispatchBatchSize();
             Duration confirmTimeout = Duration.ofSeconds(s.confirmTimeoutSeconds());
             int maxInFlight = s.maxInFlight();
+            Duration wakeupLinger = s.wakeupLinger();
             // a looping relay may start before the database is up: it waits for it as for any outage
             try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false, loop)) {
                 try {
@@ -163,7 +164,8 @@ public final class RelayCommand implements Callable<Integer> {
                         .routeBatchSize(routeBatchSize)
                         .dispatchBatchSize(dispatchBatchSize)
                         .confirmTimeout(confirmTimeout)
-                        .maxInFlight(maxInFlight);
+                        .maxInFlight(maxInFlight)
+                        .wakeupLinger(wakeupLinger);
                 try (Relay relay = builder.build()) {
                     if (!loop) {
                         PassResult result = relay.runOnce();

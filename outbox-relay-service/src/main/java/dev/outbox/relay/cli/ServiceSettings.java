@@ -8,6 +8,7 @@ import dev.outbox.delivery.amqp.AmqpFactories;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.InvalidRouteException;
 import dev.outbox.relay.QueueType;
+import dev.outbox.relay.Relay;
 import dev.outbox.relay.Routes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -49,10 +51,11 @@ final class ServiceSettings {
     static final String DISPATCH_BATCH_SIZE = "OUTBOX_DISPATCH_BATCH_SIZE";
     static final String CONFIRM_TIMEOUT_SECONDS = "OUTBOX_CONFIRM_TIMEOUT_SECONDS";
     static final String MAX_IN_FLIGHT = "OUTBOX_MAX_IN_FLIGHT";
+    static final String WAKEUP_LINGER_MILLIS = "OUTBOX_WAKEUP_LINGER_MILLIS";
 
     static final Set<String> KEYS = Set.of(JDBC_URL, JDBC_USER, JDBC_PASSWORD, AMQP_URI, ROUTES_FILE, SCHEMA, EVENTS_TABLE,
             DELIVERIES_TABLE, QUEUE_TYPE, NOTIFY_CHANNEL, POLL_ONLY, ROUTE_BATCH_SIZE, DISPATCH_BATCH_SIZE, CONFIRM_TIMEOUT_SECONDS,
-            MAX_IN_FLIGHT);
+            MAX_IN_FLIGHT, WAKEUP_LINGER_MILLIS);
 
     /** The longest value of any setting, in characters. */
     static final int MAX_VALUE_LENGTH = 4096;
@@ -338,6 +341,11 @@ final class ServiceSettings {
 
     int maxInFlight() {
         return integer(MAX_IN_FLIGHT, 2_000, 1, 100_000);
+    }
+
+    /** {@link dev.outbox.relay.Relay.Builder#wakeupLinger}: 0..1,000 ms, default {@value dev.outbox.relay.Relay#DEFAULT_WAKEUP_LINGER_MILLIS}. */
+    Duration wakeupLinger() {
+        return Duration.ofMillis(integer(WAKEUP_LINGER_MILLIS, (int) Relay.DEFAULT_WAKEUP_LINGER_MILLIS, 0, 1_000));
     }
 
     private int integer(String key, int fallback, int min, int max) {

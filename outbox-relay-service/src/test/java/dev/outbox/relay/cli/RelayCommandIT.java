@@ -6,6 +6,7 @@ import dev.outbox.api.NewEvent;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
+import dev.outbox.relay.Relay;
 import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
@@ -15,6 +16,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -307,6 +309,32 @@ class RelayCommandIT {
         assertThat(run.exitCode()).isZero();
         assertThat(typo.exitCode()).isEqualTo(2);
         assertThat(typo.err()).startsWith("outbox-relay: OUTBOX_PORT: unknown setting in the environment").hasLineCount(1);
+    }
+
+    @Test
+    void takesTheWakeupLingerInMillisecondsAndDefaultsToTheRelays() {
+        Map<String, String> env = env(db);
+        env.put("OUTBOX_WAKEUP_LINGER_MILLIS", "250");
+
+        Run run = run(env, "status");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(ServiceSettings.load(env, null).wakeupLinger()).isEqualTo(Duration.ofMillis(250));
+        assertThat(ServiceSettings.load(Map.of("OUTBOX_WAKEUP_LINGER_MILLIS", "0"), null).wakeupLinger()).isZero();
+        assertThat(ServiceSettings.load(env(db), null).wakeupLinger()).isEqualTo(Duration.ofMillis(Relay.DEFAULT_WAKEUP_LINGER_MILLIS));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-1", "1001", "5ms", "0.5"})
+    void refusesAWakeupLingerThatIsNotAWholeNumberOfMillisecondsFromZeroToOneThousand(String linger) {
+        Map<String, String> env = env(db);
+        env.put("OUTBOX_WAKEUP_LINGER_MILLIS", linger);
+
+        Run run = run(env, "relay");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).isEqualTo("outbox-relay: OUTBOX_WAKEUP_LINGER_MILLIS: must be a whole number from 0 to 1000, got '"
+                + linger + "'\n");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
 import dev.outbox.delivery.PlannedDsl;
+import dev.outbox.delivery.RenderedStatement;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import java.util.Collection;
@@ -11,16 +12,29 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.jooq.DSLContext;
+import org.jooq.Param;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /** The worker's reads: the delivery with its event before a handler runs, and "is this dispatch current?". */
 final class DeliveryQueries {
 
+    private static final Param<UUID[]> IDS = DSL.param("ids", SQLDataType.UUID.array());
+
     /** Shared by the worker's threads: {@code OutboxRenderMapping} builds a new mapping per context. */
     private final DSLContext db;
+    /** {@link #lookup}'s query, rendered once. */
+    private final RenderedStatement lookup;
 
     DeliveryQueries(DSLContext dsl, OutboxTables tables) {
         this.db = PlannedDsl.planned(dsl, tables);
+        this.lookup = RenderedStatement.of(db, db.select(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.STATUS,
+                        OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ATTEMPTS,
+                        DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS), OUTBOX_EVENTS.EVENT_TYPE,
+                        OUTBOX_EVENTS.PAYLOAD)
+                .from(OUTBOX_DELIVERIES)
+                .join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
+                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(IDS))), IDS);
     }
 
     private DSLContext db() {
@@ -29,16 +43,17 @@ final class DeliveryQueries {
 
     /** One query: the deliveries joined with their events, by delivery id; unknown ids are absent. */
     Map<UUID, DeliveryRow> lookup(Collection<UUID> deliveryIds) {
-        Map<UUID, DeliveryRow> rows = new HashMap<>();
-        db().select(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.DISPATCH_ID,
-                        OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ATTEMPTS,
-                        DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS), OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.PAYLOAD)
-                .from(OUTBOX_DELIVERIES)
-                .join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
-                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds.toArray(UUID[]::new))))
-                .forEach(r -> rows.put(r.value1(), new DeliveryRow(r.value1(), r.value2(), r.value3() == OutboxDeliveryStatus.dispatched,
-                        r.value4(), r.value3().getLiteral(), r.value5(), r.value6(), r.value7(), r.value8(), r.value9(), r.value10().data())));
-        return rows;
+        return lookup.query(db, rs -> {
+            Map<UUID, DeliveryRow> rows = new HashMap<>();
+            while (rs.next()) {
+                UUID id = rs.getObject(1, UUID.class);
+                String status = rs.getString(3);
+                rows.put(id, new DeliveryRow(id, rs.getObject(2, UUID.class), OutboxDeliveryStatus.dispatched.getLiteral().equals(status),
+                        rs.getObject(4, UUID.class), status, rs.getString(5), rs.getString(6), rs.getInt(7), rs.getInt(8),
+                        rs.getString(9), rs.getString(10)));
+            }
+            return rows;
+        }, (Object) deliveryIds.toArray(UUID[]::new));
     }
 
     /** True while the delivery is dispatched with this dispatch id. */
