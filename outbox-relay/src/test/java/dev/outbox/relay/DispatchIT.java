@@ -40,7 +40,7 @@ class DispatchIT {
 
     final MutableClock clock = MutableClock.startingNow();
     Tables tables;
-    Relay relay;
+    OutboxRelay relay;
 
     @BeforeAll
     static void broker() throws Exception {
@@ -58,14 +58,14 @@ class DispatchIT {
     void setUp() throws Exception {
         db.truncate();
         tables = new Tables(db);
-        relay = Relay.builder()
+        relay = OutboxRelay.builder()
                 .dataSource(db.dataSource())
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(db.tables())
                 .clock(clock)
                 .routes(Routes.builder()
-                        .route("order.placed", Route.job("send-confirmation", emails, List.of(5, 30), 300))
-                        .route("order.cancelled", Route.job("refund", payments, List.of(), 120))
+                        .route("order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(5, 30), Duration.ofSeconds(300)))
+                        .route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120)))
                         .build())
                 .build();
     }
@@ -90,9 +90,9 @@ class DispatchIT {
     @Test
     void declaresQuorumQueuesWhenConfigured() throws Exception {
         String quorum = rabbit.queue("quorum");
-        try (Relay r = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
+        try (OutboxRelay r = OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
                 .clock(clock).queueType(QueueType.QUORUM)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", quorum, List.of(), 120)).build())
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", quorum, List.of(), Duration.ofSeconds(120))).build())
                 .build()) {
             tables.record(new OrderCancelled(1));
 
@@ -149,9 +149,9 @@ class DispatchIT {
     void onePassRoutesPastFullBatchesOfEventsWithoutRouteAndNamesTheirType() {
         tables.recordAll(java.util.stream.IntStream.range(0, 5).mapToObj(Events.InvoiceSent::new).toList());
         UUID later = tables.record(new OrderCancelled(9)).get(0);
-        try (Relay small = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory())
+        try (OutboxRelay small = OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory())
                 .tables(db.tables()).clock(clock).routeBatchSize(2)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120))).build())
                 .build()) {
 
             PassResult result = small.runOnce();
@@ -177,8 +177,8 @@ class DispatchIT {
     @Test
     void leavesAPendingDeliveryThatIsNotDueYetAlone() {
         UUID event = tables.record(new OrderCancelled(5)).get(0);
-        Relay routeOnly = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
-                .clock(clock).routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
+        OutboxRelay routeOnly = OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
+                .clock(clock).routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120))).build())
                 .build();
         clock.advance(Duration.ofSeconds(60)); // routed (available) a minute after the relay's now below
         routeOnlyPass(routeOnly);
@@ -196,7 +196,7 @@ class DispatchIT {
         assertThat(relay.runOnce().dispatched()).isEqualTo(1);
     }
 
-    private static void routeOnlyPass(Relay r) {
+    private static void routeOnlyPass(OutboxRelay r) {
         try (r) {
             r.runOnce();
         }

@@ -36,7 +36,7 @@ class QueueDeclareFailureIT {
     final MutableClock clock = MutableClock.startingNow();
     String broken;
     Tables tables;
-    Relay relay;
+    OutboxRelay relay;
 
     @BeforeAll
     static void broker() throws Exception {
@@ -55,13 +55,13 @@ class QueueDeclareFailureIT {
         tables = new Tables(db);
         broken = rabbit.queue("broken-" + UUID.randomUUID().toString().substring(0, 8));
         broker.channel().queueDeclare(broken, true, false, false, Map.of("x-max-length", 5)); // the relay declares it without
-        relay = Relay.builder()
+        relay = OutboxRelay.builder()
                 .dataSource(db.dataSource())
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(db.tables())
                 .clock(clock)
                 .routes(Routes.builder()
-                        .route("order.cancelled", Route.job("refund", broken, List.of(), 120), Route.job("audit", healthy, List.of(), 120))
+                        .route("order.cancelled", Route.job("refund", broken, List.of(), Duration.ofSeconds(120)), Route.job("audit", healthy, List.of(), Duration.ofSeconds(120)))
                         .build())
                 .build();
     }

@@ -34,7 +34,7 @@ class TimeoutIT {
 
     final MutableClock clock = MutableClock.startingNow();
     Tables tables;
-    Relay relay;
+    OutboxRelay relay;
 
     @BeforeAll
     static void broker() throws Exception {
@@ -52,14 +52,14 @@ class TimeoutIT {
     void setUp() throws Exception {
         db.truncate();
         tables = new Tables(db);
-        relay = Relay.builder()
+        relay = OutboxRelay.builder()
                 .dataSource(db.dataSource())
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(db.tables())
                 .clock(clock)
                 .routes(Routes.builder()
-                        .route("order.placed", Route.job("send-confirmation", emails, List.of(5, 30), 300))
-                        .route("order.cancelled", Route.job("refund", payments, List.of(), 120))
+                        .route("order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(5, 30), Duration.ofSeconds(300)))
+                        .route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120)))
                         .build())
                 .build();
     }
@@ -128,9 +128,9 @@ class TimeoutIT {
 
     @Test
     void sweepsInBatches() {
-        Relay small = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
+        OutboxRelay small = OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
                 .clock(clock).timeoutBatchSize(2)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120))).build())
                 .build();
         try (small) {
             tables.recordAll(List.of(new OrderCancelled(1), new OrderCancelled(2), new OrderCancelled(3), new OrderCancelled(4),
