@@ -59,7 +59,7 @@ public final class Outbox {
         this.eventTypes = b.eventTypes;
         this.clock = b.clock;
         this.ids = b.ids;
-        this.notifyChannel = b.notifyChannel;
+        this.notifyChannel = b.notifications ? b.notifyChannel : null;
     }
 
     public static Builder builder() {
@@ -173,7 +173,8 @@ public final class Outbox {
         private EventTypes eventTypes = EventTypes.annotated();
         private Clock clock = Clock.systemUTC();
         private IdGenerator ids = IdGenerator.uuidV7();
-        private @Nullable String notifyChannel = DEFAULT_NOTIFY_CHANNEL;
+        private String notifyChannel = DEFAULT_NOTIFY_CHANNEL;
+        private boolean notifications = true;
 
         private Builder() {}
 
@@ -216,9 +217,13 @@ public final class Outbox {
             return this;
         }
 
-        /** Sends no NOTIFY; relays then find new events by polling. */
-        public Builder noNotify() {
-            this.notifyChannel = null;
+        /**
+         * Whether each recording sends a NOTIFY on {@link #notifyChannel(String)} to wake the relays.
+         * With false, relays find new events by polling (and the insert costs less). Default true; the
+         * relay's {@code OutboxRelay.Builder.notifications(boolean)} is the other end.
+         */
+        public Builder notifications(boolean notifications) {
+            this.notifications = notifications;
             return this;
         }
 

@@ -61,7 +61,7 @@ class RecordIT {
     static void setUp() {
         dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
         dsl.createTable("orders").column("id", SQLDataType.BIGINT).column("total", SQLDataType.NUMERIC).execute();
-        outbox = Outbox.builder().tables(db.tables()).clock(Clock.fixed(NOW, ZoneOffset.UTC)).noNotify().build();
+        outbox = Outbox.builder().tables(db.tables()).clock(Clock.fixed(NOW, ZoneOffset.UTC)).notifications(false).build();
     }
 
     @BeforeEach
@@ -275,7 +275,7 @@ class RecordIT {
 
     @Test
     void takesTheNameFromTheRegistryBeforeTheAnnotation() {
-        Outbox registered = Outbox.builder().tables(db.tables()).noNotify()
+        Outbox registered = Outbox.builder().tables(db.tables()).notifications(false)
                 .eventTypes(EventTypes.builder().register("order.placed.v2", OrderPlaced.class).register("unnamed", Unnamed.class).build())
                 .build();
 
@@ -333,7 +333,7 @@ class RecordIT {
 
     @Test
     void storesCreatedAtFromTheClockInUtc() {
-        Outbox tokyo = Outbox.builder().tables(db.tables()).noNotify()
+        Outbox tokyo = Outbox.builder().tables(db.tables()).notifications(false)
                 .clock(Clock.fixed(NOW, java.time.ZoneId.of("Asia/Tokyo"))).build();
         UUID id = dsl.transactionResult(tx -> tokyo.record(tx.dsl(), new OrderShipped(1L)));
         assertThat(event(id).getCreatedAt()).isEqualTo(OffsetDateTime.ofInstant(NOW, ZoneOffset.UTC));

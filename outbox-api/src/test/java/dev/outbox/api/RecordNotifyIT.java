@@ -117,7 +117,7 @@ class RecordNotifyIT {
 
     @Test
     void sendsNothingWhenNotificationsAreOff() throws SQLException {
-        Outbox silent = Outbox.builder().tables(db.tables()).noNotify().build();
+        Outbox silent = Outbox.builder().tables(db.tables()).notifications(false).build();
         dsl.transaction(tx -> silent.record(tx.dsl(), new OrderPlaced(1L)));
         commitOne(outbox()); // the fence
 

@@ -336,7 +336,7 @@ public final class Bench {
     }
 
     private void recordBacklog(Schema schema, int count) {
-        Outbox outbox = Outbox.builder().tables(schema.tables).noNotify().build();
+        Outbox outbox = Outbox.builder().tables(schema.tables).notifications(false).build();
         DSLContext dsl = DSL.using(schema.dataSource, SQLDialect.POSTGRES);
         for (int from = 0; from < count; from += 1_000) {
             List<BenchEvent> batch = new ArrayList<>();

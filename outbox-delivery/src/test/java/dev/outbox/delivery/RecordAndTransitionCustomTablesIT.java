@@ -62,7 +62,7 @@ class RecordAndTransitionCustomTablesIT {
 
     @Test
     void recordsIntoTheConfiguredTables() {
-        Outbox outbox = Outbox.builder().tables(tables).noNotify().build();
+        Outbox outbox = Outbox.builder().tables(tables).notifications(false).build();
 
         List<UUID> ids = dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), List.of(new OrderPlaced(1L), new OrderPlaced(2L))));
 
@@ -77,7 +77,7 @@ class RecordAndTransitionCustomTablesIT {
     @Test
     void retriesADeliveryInTheConfiguredTables() {
         OffsetDateTime now = OffsetDateTime.of(2030, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
-        Outbox outbox = Outbox.builder().tables(tables).noNotify().build();
+        Outbox outbox = Outbox.builder().tables(tables).notifications(false).build();
         UUID eventId = dsl.transactionResult(tx -> outbox.record(tx.dsl(), new OrderPlaced(3L)));
         DSLContext ctx = OutboxDsl.mapped(dsl, tables);
         OutboxDeliveriesRecord row = DeliveryRows.delivery(OutboxDeliveryStatus.dispatched, now)

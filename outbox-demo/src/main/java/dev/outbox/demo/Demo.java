@@ -15,7 +15,7 @@ import dev.outbox.api.Outbox;
 import dev.outbox.api.OutboxDsl;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
-import dev.outbox.relay.RelayStatus;
+import dev.outbox.relay.OutboxStatus;
 import dev.outbox.relay.cli.RelayCommand;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.worker.OutboxWorker;
@@ -227,7 +227,7 @@ public final class Demo {
             worker.close();
             // what `java -jar outbox-relay.jar status` prints
             System.out.println();
-            System.out.print(RelayStatus.read(dataSource, tables, Clock.systemUTC()).toTable());
+            System.out.print(OutboxStatus.read(dataSource, tables, Clock.systemUTC()).toTable());
             System.out.println();
             int recorded = mapped.fetchCount(OUTBOX_EVENTS);
             int completed = mapped.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));

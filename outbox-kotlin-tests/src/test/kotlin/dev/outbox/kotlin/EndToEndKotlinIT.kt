@@ -2,9 +2,10 @@ package dev.outbox.kotlin
 
 import dev.outbox.api.EventType
 import dev.outbox.api.Outbox
+import dev.outbox.relay.RetrySchedule
 import dev.outbox.relay.Route
 import dev.outbox.relay.Routes
-import dev.outbox.relay.Relay
+import dev.outbox.relay.OutboxRelay
 import dev.outbox.schema.Tables.OUTBOX_DELIVERIES
 import dev.outbox.schema.enums.OutboxDeliveryStatus
 import dev.outbox.schema.mapping.OutboxRenderMapping
@@ -45,7 +46,7 @@ class EndToEndKotlinIT {
     @BeforeEach
     fun clean() = db.truncate()
 
-    private fun relay(routes: Routes): Relay = Relay.builder()
+    private fun relay(routes: Routes): OutboxRelay = OutboxRelay.builder()
         .dataSource(db.dataSource())
         .amqpUri(rabbit.uri())
         .routes(routes)
@@ -57,7 +58,7 @@ class EndToEndKotlinIT {
     fun `a Kotlin lambda handler completes the deliveries of recorded data classes`() {
         val emails = rabbit.queue("emails")
         val routes = Routes.builder()
-            .route("order.placed", Route.job("send-confirmation", emails, listOf(1), 30))
+            .route("order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(1), Duration.ofSeconds(30)))
             .build()
         val seen = ConcurrentHashMap<Long, JobContext>()
         val tries = AtomicInteger()
@@ -111,7 +112,7 @@ class EndToEndKotlinIT {
     fun `a missing non-null property fails the delivery, a default value runs the job`() {
         val queue = rabbit.queue("kotlin-missing")
         val routes = Routes.builder()
-            .route("counter.renamed", Route.job("strict", queue, listOf(), 30), Route.job("lenient", queue, listOf(), 30))
+            .route("counter.renamed", Route.job("strict", queue, listOf(), Duration.ofSeconds(30)), Route.job("lenient", queue, listOf(), Duration.ofSeconds(30)))
             .build()
         val strictCalls = CopyOnWriteArrayList<Strict>()
         val lenientCalls = CopyOnWriteArrayList<Lenient>()

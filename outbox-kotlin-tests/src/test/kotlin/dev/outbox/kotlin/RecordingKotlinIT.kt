@@ -3,9 +3,9 @@ package dev.outbox.kotlin
 import dev.outbox.api.EventType
 import dev.outbox.api.NewEvent
 import dev.outbox.api.Outbox
+import dev.outbox.relay.RetrySchedule
 import dev.outbox.relay.Route
 import dev.outbox.relay.Routes
-import dev.outbox.relay.RetrySchedule
 import dev.outbox.schema.Tables.OUTBOX_EVENTS
 import dev.outbox.schema.mapping.OutboxRenderMapping
 import dev.outbox.testing.PostgresSchemaExtension
@@ -16,6 +16,7 @@ import org.jooq.impl.DSL
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
 import java.math.BigDecimal
+import java.time.Duration
 import java.time.Instant
 import java.util.UUID
 
@@ -78,11 +79,12 @@ class RecordingKotlinIT {
     fun `builds routes in Kotlin`() {
         // snippet:kotlin-routes
         val routes = Routes.builder()
-            .route("order.placed", Route.job("send-confirmation", "emails", listOf(5, 30, 120), 300))
-            .route("order.placed", Route.publish("order-events", "orders", "order.placed", RetrySchedule.exponential(5, 3.0, 3600, 6), 60))
+            .route("order.placed", Route.job("send-confirmation", "emails", RetrySchedule.seconds(5, 30, 120), Duration.ofMinutes(5)))
+            .route("order.placed", Route.publish("order-events", "orders", "order.placed",
+                RetrySchedule.exponential(Duration.ofSeconds(5), 3.0, Duration.ofHours(1), 6), Duration.ofMinutes(1)))
             .build()
         // end-snippet
         assertThat(routes.of("order.placed")).hasSize(2)
-        assertThat(routes.of("order.placed")[1].retryDelaysSeconds()).containsExactly(5, 15, 45, 135, 405, 1215)
+        assertThat(routes.of("order.placed")[1].retryDelays()).isEqualTo(RetrySchedule.seconds(5, 15, 45, 135, 405, 1215))
     }
 }

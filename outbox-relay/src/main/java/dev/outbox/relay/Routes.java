@@ -3,6 +3,7 @@ package dev.outbox.relay;
 import dev.outbox.api.Names;
 import dev.outbox.delivery.LogText;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +15,8 @@ import java.util.Set;
  *
  * <pre>{@code
  * Routes routes = Routes.builder()
- *     .job("order.placed", "send-confirmation", "emails", List.of(5, 30), 300)
- *     .publish("order.placed", "order-events", "orders", "order.placed", List.of(5), 60)
+ *     .job("order.placed", "send-confirmation", "emails", RetrySchedule.seconds(5, 30), Duration.ofMinutes(5))
+ *     .publish("order.placed", "order-events", "orders", "order.placed", RetrySchedule.seconds(5), Duration.ofMinutes(1))
  *     .build();
  * }</pre>
  *
@@ -78,11 +79,11 @@ public final class Routes {
          * Adds a job route of {@code eventType}, checked here: an invalid field is refused with an
          * {@link InvalidRouteException} naming the event type and the field.
          */
-        public Builder job(String eventType, String jobType, String queue, List<Integer> retryDelaysSeconds, int deliveryTimeoutSeconds) {
+        public Builder job(String eventType, String jobType, String queue, List<Duration> retryDelays, Duration deliveryTimeout) {
             checkEventType(eventType);
             Route route;
             try {
-                route = Route.job(jobType, queue, retryDelaysSeconds, deliveryTimeoutSeconds);
+                route = Route.job(jobType, queue, retryDelays, deliveryTimeout);
             } catch (IllegalArgumentException | NullPointerException e) {
                 throw new InvalidRouteException("event type '" + eventType + "': invalid job route: " + e.getMessage(), e);
             }
@@ -93,12 +94,12 @@ public final class Routes {
          * Adds a publish route of {@code eventType}, checked here: an invalid field is refused with an
          * {@link InvalidRouteException} naming the event type and the field.
          */
-        public Builder publish(String eventType, String name, String exchange, String routingKey, List<Integer> retryDelaysSeconds,
-                int deliveryTimeoutSeconds) {
+        public Builder publish(String eventType, String name, String exchange, String routingKey, List<Duration> retryDelays,
+                Duration deliveryTimeout) {
             checkEventType(eventType);
             Route route;
             try {
-                route = Route.publish(name, exchange, routingKey, retryDelaysSeconds, deliveryTimeoutSeconds);
+                route = Route.publish(name, exchange, routingKey, retryDelays, deliveryTimeout);
             } catch (IllegalArgumentException | NullPointerException e) {
                 throw new InvalidRouteException("event type '" + eventType + "': invalid publish route: " + e.getMessage(), e);
             }
@@ -119,9 +120,9 @@ public final class Routes {
             List<Route> list = this.routes.computeIfAbsent(eventType, k -> new java.util.ArrayList<>());
             for (Route route : routes) {
                 for (Route existing : list) {
-                    if (existing.jobType().equals(route.jobType()) && existing.queue().equals(route.queue())) {
-                        throw new InvalidRouteException("event type '" + eventType + "': route (jobType " + route.jobType() + ", queue "
-                                + LogText.of(route.queue()) + ") is given twice");
+                    if (existing.name().equals(route.name()) && destination(existing).equals(destination(route))) {
+                        throw new InvalidRouteException("event type '" + eventType + "': route (" + route.name() + " to "
+                                + LogText.of(destination(route)) + ") is given twice");
                     }
                 }
                 list.add(route);
@@ -133,6 +134,11 @@ public final class Routes {
             Map<String, List<Route>> copy = new LinkedHashMap<>();
             routes.forEach((type, list) -> copy.put(type, List.copyOf(list)));
             return new Routes(copy);
+        }
+
+        /** The queue of a job route, the exchange of a publish route: with the name, what makes a delivery unique per event. */
+        private static String destination(Route route) {
+            return route instanceof JobRoute job ? job.queue() : ((PublishRoute) route).exchange();
         }
 
         private static void checkEventType(String eventType) {

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -189,17 +190,18 @@ public final class RoutesFile {
         if (!job) {
             refuse(at.field("routingKey"), AmqpNames.shortStringProblem(routingKey, true));
         }
-        List<Integer> delays = delays(at, node);
+        List<Duration> delays = delays(at, node);
         int timeout = integer(at, node, "deliveryTimeoutSeconds");
-        refuse(at.field("deliveryTimeoutSeconds"), Route.timeoutProblem(timeout));
+        refuse(at.field("deliveryTimeoutSeconds"), RouteChecks.timeoutProblem(timeout));
         try {
-            return job ? Route.job(name, destination, delays, timeout) : Route.publish(name, destination, routingKey, delays, timeout);
+            return job ? Route.job(name, destination, delays, Duration.ofSeconds(timeout))
+                    : Route.publish(name, destination, routingKey, delays, Duration.ofSeconds(timeout));
         } catch (IllegalArgumentException e) {
             throw at.error(e.getMessage());
         }
     }
 
-    private static List<Integer> delays(At at, JsonNode node) {
+    private static List<Duration> delays(At at, JsonNode node) {
         JsonNode list = node.get("retryDelaysSeconds");
         JsonNode retry = node.get("retry");
         if ((list == null) == (retry == null)) {
@@ -213,14 +215,14 @@ public final class RoutesFile {
             if (list.size() > Route.MAX_RETRIES) {
                 throw listAt.error("has " + list.size() + " entries, at most " + Route.MAX_RETRIES);
             }
-            List<Integer> delays = new ArrayList<>();
+            List<Duration> delays = new ArrayList<>();
             for (int i = 0; i < list.size(); i++) {
                 JsonNode d = list.get(i);
                 if (!d.isIntegralNumber() || !d.canConvertToInt()) {
                     throw listAt.index(i).error("must be a positive whole number of seconds, got " + LogText.of(d.toString()));
                 }
-                refuse(listAt.index(i), Route.delayProblem(d.intValue()));
-                delays.add(d.intValue());
+                refuse(listAt.index(i), RouteChecks.delayProblem(d.intValue()));
+                delays.add(Duration.ofSeconds(d.intValue()));
             }
             return delays;
         }
@@ -243,7 +245,7 @@ public final class RoutesFile {
         int cap = integer(expAt, exp, "capSeconds");
         int retries = integer(expAt, exp, "retries");
         try {
-            return RetrySchedule.exponential(initial, factor.doubleValue(), cap, retries);
+            return RetrySchedule.exponentialSeconds(initial, factor.doubleValue(), cap, retries);
         } catch (IllegalArgumentException e) {
             throw expAt.error(e.getMessage());
         }

@@ -16,6 +16,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,7 +45,7 @@ class BrokerLostIT {
     final AtomicInteger cutAfterCommits = new AtomicInteger(-1);
     TcpProxy proxy;
     Tables tables;
-    Relay relay;
+    OutboxRelay relay;
 
     @BeforeAll
     static void queues() throws Exception {
@@ -58,12 +59,12 @@ class BrokerLostIT {
         ConnectionFactory amqp = rabbit.connectionFactory();
         amqp.setHost("127.0.0.1");
         amqp.setPort(proxy.port());
-        relay = fixture.closeAfterEach(Relay.builder()
+        relay = fixture.closeAfterEach(OutboxRelay.builder()
                 .dataSource(cuttingAfterCommits(db.dataSource()))
                 .connectionFactory(amqp)
                 .tables(db.tables())
                 .clock(clock)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", refunds, List.of(5), 300)).build())
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", refunds, RetrySchedule.seconds(5), Duration.ofSeconds(300))).build())
                 .build());
     }
 

@@ -34,21 +34,21 @@ class ConcurrentRelaysIT {
     void fourRelaysDispatchEveryDeliveryOfTwentyThousandEventsExactlyOnce() throws Exception {
         Tables tables = new Tables(db);
         String queue = rabbit.queue("refunds");
-        Routes routes = Routes.builder().route("order.cancelled", Route.job("refund", queue, List.of(60), 600)).build();
-        List<Relay> relays = new ArrayList<>();
+        Routes routes = Routes.builder().route("order.cancelled", Route.job("refund", queue, RetrySchedule.seconds(60), Duration.ofSeconds(600))).build();
+        List<OutboxRelay> relays = new ArrayList<>();
         try (Broker broker = new Broker(rabbit)) {
             for (int i = 0; i < RELAYS; i++) {
-                relays.add(Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
+                relays.add(OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
                         .routes(routes).routeBatchSize(200).dispatchBatchSize(200).build());
             }
-            relays.forEach(Relay::start);
+            relays.forEach(OutboxRelay::start);
             for (int from = 0; from < EVENTS; from += 2_000) { // recorded while the relays run
                 tables.recordAll(IntStream.range(from, from + 2_000).mapToObj(OrderCancelled::new).toList());
             }
 
             Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() ->
                     tables.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched)) == EVENTS);
-            relays.forEach(Relay::close);
+            relays.forEach(OutboxRelay::close);
 
             assertThat(relays).allSatisfy(r -> assertThat(r.failure()).isEmpty());
             assertThat(tables.dsl().fetchCount(OUTBOX_EVENTS)).isEqualTo(EVENTS);
@@ -60,7 +60,7 @@ class ConcurrentRelaysIT {
                     .isEqualTo(EVENTS);
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> broker.messageCount(queue) == EVENTS);
         } finally {
-            relays.forEach(Relay::close);
+            relays.forEach(OutboxRelay::close);
         }
     }
 }

@@ -37,8 +37,8 @@ class CustomTablesIT {
         dsl.transaction(tx -> outbox.recordAll(tx.dsl(), List.of(new OrderCancelled(1), new OrderCancelled(2))));
         String queue = rabbit.queue("billing");
         MutableClock clock = MutableClock.startingNow();
-        try (Relay relay = Relay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(tables)
-                .clock(clock).routes(Routes.builder().route("order.cancelled", Route.job("refund", queue, List.of(), 60)).build())
+        try (OutboxRelay relay = OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(tables)
+                .clock(clock).routes(Routes.builder().route("order.cancelled", Route.job("refund", queue, List.of(), Duration.ofSeconds(60))).build())
                 .build()) {
 
             PassResult first = relay.runOnce();
@@ -49,7 +49,7 @@ class CustomTablesIT {
             assertThat(second.timedOut()).isEqualTo(2);
         }
         assertThat(dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.failed))).isEqualTo(2);
-        RelayStatus status = RelayStatus.read(db.dataSource(), tables, Clock.systemUTC());
+        OutboxStatus status = OutboxStatus.read(db.dataSource(), tables, Clock.systemUTC());
         assertThat(status.queues()).singleElement().satisfies(q -> assertThat(q.failed()).isEqualTo(2));
         assertThat(status.failuresByReason()).containsEntry("timeout", 2L);
         try (Broker broker = new Broker(rabbit)) {

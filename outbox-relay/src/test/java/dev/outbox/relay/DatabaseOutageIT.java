@@ -63,12 +63,12 @@ class DatabaseOutageIT {
         return proxied;
     }
 
-    private Relay relay(PostgresSchemaExtension schema, String queue) {
-        return Relay.builder()
+    private OutboxRelay relay(PostgresSchemaExtension schema, String queue) {
+        return OutboxRelay.builder()
                 .dataSource(pool(schema))
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(schema.tables())
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", queue, List.of(5), 120)).build())
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", queue, RetrySchedule.seconds(5), Duration.ofSeconds(120))).build())
                 .build();
     }
 
@@ -80,7 +80,7 @@ class DatabaseOutageIT {
     @Test
     void aLoopingRelayKeepsRunningAcrossADatabaseOutageAndDeliversWhatWasRecordedMeanwhile() throws Exception {
         Tables tables = new Tables(db);
-        try (Relay relay = relay(db, rabbit.queue("refunds")).start()) {
+        try (OutboxRelay relay = relay(db, rabbit.queue("refunds")).start()) {
             UUID before = tables.record(new OrderCancelled(1)).get(0);
             awaitDispatched(tables, before);
 
@@ -103,7 +103,7 @@ class DatabaseOutageIT {
     void aLoopingRelayStartedWhileTheDatabaseIsDownStartsWorkingWhenItComesUp() throws Exception {
         Tables tables = new Tables(db);
         proxy.down();
-        try (Relay relay = relay(db, rabbit.queue("late")).start()) {
+        try (OutboxRelay relay = relay(db, rabbit.queue("late")).start()) {
             UUID event = tables.record(new OrderCancelled(4)).get(0);
             Thread.sleep(1_500);
             assertThat(relay.failure()).isEmpty();
@@ -116,7 +116,7 @@ class DatabaseOutageIT {
 
     @Test
     void aFatalDatabaseErrorStillEndsTheLoopWithOneClearMessage() throws Exception {
-        try (Relay relay = relay(doomed, rabbit.queue("doomed")).start()) {
+        try (OutboxRelay relay = relay(doomed, rabbit.queue("doomed")).start()) {
             Thread.sleep(300);
             try (Connection c = doomed.server().connect(); Statement s = c.createStatement()) {
                 s.execute("DROP TABLE " + doomed.schema() + ".outbox_deliveries, " + doomed.schema() + ".outbox_events CASCADE");

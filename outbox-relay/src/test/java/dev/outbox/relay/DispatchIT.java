@@ -38,7 +38,7 @@ class DispatchIT {
 
     final MutableClock clock = MutableClock.startingNow();
     Tables tables;
-    Relay relay;
+    OutboxRelay relay;
 
     @BeforeAll
     static void queues() throws Exception {
@@ -51,8 +51,8 @@ class DispatchIT {
         tables = fixture.tables();
         relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
-                        .route("order.placed", Route.job("send-confirmation", emails, List.of(5, 30), 300))
-                        .route("order.cancelled", Route.job("refund", payments, List.of(), 120))
+                        .route("order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(5, 30), Duration.ofSeconds(300)))
+                        .route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120)))
                         .build())
                 .build());
     }
@@ -70,8 +70,8 @@ class DispatchIT {
     @Test
     void declaresQuorumQueuesWhenConfigured() throws Exception {
         String quorum = rabbit.queue("quorum");
-        try (Relay r = fixture.relay(clock).queueType(QueueType.QUORUM)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", quorum, List.of(), 120)).build())
+        try (OutboxRelay r = fixture.relay(clock).queueType(QueueType.QUORUM)
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", quorum, List.of(), Duration.ofSeconds(120))).build())
                 .build()) {
             tables.record(new OrderCancelled(1));
 
@@ -128,8 +128,8 @@ class DispatchIT {
     void onePassRoutesPastFullBatchesOfEventsWithoutRouteAndNamesTheirType() {
         tables.recordAll(java.util.stream.IntStream.range(0, 5).mapToObj(Events.InvoiceSent::new).toList());
         UUID later = tables.record(new OrderCancelled(9)).get(0);
-        try (Relay small = fixture.relay(clock).routeBatchSize(2)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
+        try (OutboxRelay small = fixture.relay(clock).routeBatchSize(2)
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120))).build())
                 .build()) {
 
             PassResult result = small.runOnce();
@@ -155,7 +155,7 @@ class DispatchIT {
     @Test
     void leavesAPendingDeliveryThatIsNotDueYetAlone() {
         UUID event = tables.record(new OrderCancelled(5)).get(0);
-        Relay routeOnly = fixture.relay(clock).routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
+        OutboxRelay routeOnly = fixture.relay(clock).routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120))).build())
                 .build();
         clock.advance(Duration.ofSeconds(60)); // routed (available) a minute after the relay's now below
         routeOnlyPass(routeOnly);
@@ -173,7 +173,7 @@ class DispatchIT {
         assertThat(relay.runOnce().dispatched()).isEqualTo(1);
     }
 
-    private static void routeOnlyPass(Relay r) {
+    private static void routeOnlyPass(OutboxRelay r) {
         try (r) {
             r.runOnce();
         }

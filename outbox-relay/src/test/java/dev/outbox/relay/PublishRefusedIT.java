@@ -12,6 +12,7 @@ import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -37,7 +38,7 @@ class PublishRefusedIT {
 
     final MutableClock clock = MutableClock.startingNow();
     Tables tables;
-    Relay relay;
+    OutboxRelay relay;
 
     @BeforeAll
     static void queues() throws Exception {
@@ -59,12 +60,12 @@ class PublishRefusedIT {
         tables = fixture.tables();
         relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
-                        .route("order.placed", Route.job("send-confirmation", jobs, List.of(7, 30), 300),
-                                Route.job("audit", healthy, List.of(), 300))
-                        .route("order.cancelled", Route.job("refund", once, List.of(), 120))
-                        .route("invoice.sent", Route.publish("invoices", fullExchange, "invoice.sent", List.of(9), 60),
-                                Route.publish("invoices-lost", missingExchange, "invoice.sent", List.of(11), 60),
-                                Route.job("archive", healthy, List.of(), 300))
+                        .route("order.placed", Route.job("send-confirmation", jobs, RetrySchedule.seconds(7, 30), Duration.ofSeconds(300)),
+                                Route.job("audit", healthy, List.of(), Duration.ofSeconds(300)))
+                        .route("order.cancelled", Route.job("refund", once, List.of(), Duration.ofSeconds(120)))
+                        .route("invoice.sent", Route.publish("invoices", fullExchange, "invoice.sent", RetrySchedule.seconds(9), Duration.ofSeconds(60)),
+                                Route.publish("invoices-lost", missingExchange, "invoice.sent", RetrySchedule.seconds(11), Duration.ofSeconds(60)),
+                                Route.job("archive", healthy, List.of(), Duration.ofSeconds(300)))
                         .build())
                 .build());
     }
@@ -150,10 +151,10 @@ class PublishRefusedIT {
     void aChannelClosedByTheBrokerFailsWhatWasInFlightAndTheNextBatchGoesOutOnANewChannel() throws Exception {
         String doomed = rabbit.exchange("doomed");
         fixture.broker().channel().exchangeDeclare(doomed, BuiltinExchangeType.FANOUT, true);
-        try (Relay r = fixture.relay(clock)
+        try (OutboxRelay r = fixture.relay(clock)
                 .routes(Routes.builder()
-                        .route("invoice.sent", Route.publish("invoices", doomed, "", List.of(3), 60))
-                        .route("order.cancelled", Route.job("refund", healthy, List.of(), 120))
+                        .route("invoice.sent", Route.publish("invoices", doomed, "", RetrySchedule.seconds(3), Duration.ofSeconds(60)))
+                        .route("order.cancelled", Route.job("refund", healthy, List.of(), Duration.ofSeconds(120)))
                         .build())
                 .build()) {
             tables.record(new InvoiceSent(1));
@@ -180,8 +181,8 @@ class PublishRefusedIT {
         com.rabbitmq.client.ConnectionFactory nowhere = rabbit.connectionFactory();
         nowhere.setPort(1);
         UUID event = tables.record(new OrderCancelled(1)).get(0);
-        try (Relay r = Relay.builder().dataSource(db.dataSource()).connectionFactory(nowhere).tables(db.tables()).clock(clock)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", healthy, List.of(), 120)).build())
+        try (OutboxRelay r = OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(nowhere).tables(db.tables()).clock(clock)
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", healthy, List.of(), Duration.ofSeconds(120))).build())
                 .build()) {
 
             org.assertj.core.api.Assertions.assertThatThrownBy(r::runOnce)

@@ -14,6 +14,7 @@ import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,8 +47,8 @@ class PublishRouteIT {
         MutableClock clock = MutableClock.startingNow();
         Tables tables = fixture.tables();
         UUID event = tables.record(NewEvent.of(new OrderPlaced(42, new BigDecimal("9.50"))).withTraceparent(TRACEPARENT)).get(0);
-        try (Relay relay = fixture.relay(clock)
-                .routes(Routes.builder().route("order.placed", Route.publish("order-events", exchange, "order.placed", List.of(5), 60)).build())
+        try (OutboxRelay relay = fixture.relay(clock)
+                .routes(Routes.builder().route("order.placed", Route.publish("order-events", exchange, "order.placed", RetrySchedule.seconds(5), Duration.ofSeconds(60))).build())
                 .build()) {
 
             PassResult result = relay.runOnce();

@@ -33,7 +33,7 @@ class QueueDeclareFailureIT {
     final MutableClock clock = MutableClock.startingNow();
     String broken;
     Tables tables;
-    Relay relay;
+    OutboxRelay relay;
 
     @BeforeAll
     static void queues() throws Exception {
@@ -47,7 +47,7 @@ class QueueDeclareFailureIT {
         fixture.broker().channel().queueDeclare(broken, true, false, false, Map.of("x-max-length", 5)); // the relay declares it without
         relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
-                        .route("order.cancelled", Route.job("refund", broken, List.of(), 120), Route.job("audit", healthy, List.of(), 120))
+                        .route("order.cancelled", Route.job("refund", broken, List.of(), Duration.ofSeconds(120)), Route.job("audit", healthy, List.of(), Duration.ofSeconds(120)))
                         .build())
                 .build());
     }

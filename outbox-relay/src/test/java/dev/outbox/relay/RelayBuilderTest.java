@@ -11,25 +11,25 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
-/** {@code Relay.builder()} validates what it is given: the AMQP URI by the service's and worker's rule, the wake-up linger. */
+/** {@code OutboxRelay.builder()} validates what it is given: the AMQP URI by the service's and worker's rule, the wake-up linger. */
 class RelayBuilderTest {
 
-    private static Relay.Builder builder(String amqpUri) {
+    private static OutboxRelay.Builder builder(String amqpUri) {
         DataSource none = (DataSource) java.lang.reflect.Proxy.newProxyInstance(RelayBuilderTest.class.getClassLoader(),
                 new Class<?>[] {DataSource.class}, (proxy, method, args) -> null);
-        return Relay.builder().dataSource(none).amqpUri(amqpUri)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", "payments", List.of(), 120)).build());
+        return OutboxRelay.builder().dataSource(none).amqpUri(amqpUri)
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", "payments", List.of(), Duration.ofSeconds(120))).build());
     }
 
-    private static Relay.Builder builder() {
-        return Relay.builder().dataSource(new PGSimpleDataSource()).amqpUri("amqp://localhost").routes(Routes.builder().build());
+    private static OutboxRelay.Builder builder() {
+        return OutboxRelay.builder().dataSource(new PGSimpleDataSource()).amqpUri("amqp://localhost").routes(Routes.builder().build());
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"amqp://u:s3cret@bad_rabbit:abc/%2F", "amqp://u:s3cret@/%2F", "ftp://u:s3cret@host", "amqp://u:s3cret@host/a/b"})
     void refusesAnAmqpUriItCannotReadNamingTheFieldAndNotTheUri(String uri) {
         assertThatThrownBy(() -> builder(uri).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("Relay.amqpUri: ").hasMessageNotContaining("s3cret");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("OutboxRelay.amqpUri: ").hasMessageNotContaining("s3cret");
     }
 
     @ParameterizedTest
@@ -42,9 +42,9 @@ class RelayBuilderTest {
     void refusesAWakeupLingerOutsideZeroToOneSecond() {
         assertThatThrownBy(() -> builder().wakeupLinger(Duration.ofMillis(-1)).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("Relay.wakeupLinger must be from 0 to 1 s, got PT-0.001S");
+                .hasMessage("OutboxRelay.wakeupLinger must be from 0 to 1 s, got PT-0.001S");
         assertThatThrownBy(() -> builder().wakeupLinger(Duration.ofMillis(1_001)).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("Relay.wakeupLinger must be from 0 to 1 s");
+                .hasMessageStartingWith("OutboxRelay.wakeupLinger must be from 0 to 1 s");
     }
 }

@@ -114,13 +114,13 @@ public final class RelayFixture implements BeforeAllCallback, AfterAllCallback, 
     }
 
     /** A relay builder on the class's schema and broker with {@code clock}; routes and the rest are the test's. */
-    public Relay.Builder relay(Clock clock) {
+    public OutboxRelay.Builder relay(Clock clock) {
         return relay().clock(clock);
     }
 
     /** A relay builder on the class's schema and broker with the system clock. */
-    public Relay.Builder relay() {
-        return Relay.builder()
+    public OutboxRelay.Builder relay() {
+        return OutboxRelay.builder()
                 .dataSource(db.dataSource())
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(db.tables());

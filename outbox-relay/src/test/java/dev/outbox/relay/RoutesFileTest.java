@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
@@ -17,9 +18,9 @@ class RoutesFileTest {
     Path dir;
 
     private static final Routes EXPECTED = Routes.builder()
-            .job("order.placed", "send-confirmation", "emails", List.of(5, 30, 120), 300)
-            .publish("order.placed", "order-events", "orders", "order.placed", List.of(), 60)
-            .job("order.cancelled", "refund", "payments", List.of(5, 15, 45, 135, 405, 1215), 120)
+            .job("order.placed", "send-confirmation", "emails", RetrySchedule.seconds(5, 30, 120), Duration.ofSeconds(300))
+            .publish("order.placed", "order-events", "orders", "order.placed", List.of(), Duration.ofSeconds(60))
+            .job("order.cancelled", "refund", "payments", RetrySchedule.seconds(5, 15, 45, 135, 405, 1215), Duration.ofSeconds(120))
             .build();
 
     private Path write(String name, String text) throws IOException {
@@ -64,7 +65,7 @@ class RoutesFileTest {
                 routes:
                   a: [{job: j, queue: q, retryDelaysSeconds: [], deliveryTimeoutSeconds: 1}]
                 """);
-        assertThat(Routes.fromFile(file).of("a")).containsExactly(Route.job("j", "q", List.of(), 1));
+        assertThat(Routes.fromFile(file).of("a")).containsExactly(Route.job("j", "q", List.of(), Duration.ofSeconds(1)));
     }
 
     @Test

@@ -31,7 +31,7 @@ class TimeoutIT {
 
     final MutableClock clock = MutableClock.startingNow();
     Tables tables;
-    Relay relay;
+    OutboxRelay relay;
 
     @BeforeAll
     static void queues() throws Exception {
@@ -44,8 +44,8 @@ class TimeoutIT {
         tables = fixture.tables();
         relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
-                        .route("order.placed", Route.job("send-confirmation", emails, List.of(5, 30), 300))
-                        .route("order.cancelled", Route.job("refund", payments, List.of(), 120))
+                        .route("order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(5, 30), Duration.ofSeconds(300)))
+                        .route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120)))
                         .build())
                 .build());
     }
@@ -107,8 +107,8 @@ class TimeoutIT {
 
     @Test
     void sweepsInBatches() {
-        Relay small = fixture.relay(clock).timeoutBatchSize(2)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), 120)).build())
+        OutboxRelay small = fixture.relay(clock).timeoutBatchSize(2)
+                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120))).build())
                 .build();
         try (small) {
             tables.recordAll(List.of(new OrderCancelled(1), new OrderCancelled(2), new OrderCancelled(3), new OrderCancelled(4),

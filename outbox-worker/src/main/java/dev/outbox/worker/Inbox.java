@@ -19,7 +19,7 @@ import org.jooq.impl.DSL;
  * often a message arrives.
  *
  * <pre>{@code
- * Inbox inbox = Inbox.create(OutboxTables.defaults(), Clock.systemUTC());
+ * Inbox inbox = Inbox.builder().tables(OutboxTables.defaults()).build();
  *
  * dsl.transaction(tx -> inbox.runOnce(tx.dsl(), "billing", context.eventId().toString(),
  *         db -> db.insertInto(INVOICES).set(...).execute()));
@@ -39,8 +39,8 @@ public final class Inbox {
         this.clock = clock;
     }
 
-    public static Inbox create(OutboxTables tables, Clock clock) {
-        return new Inbox(Objects.requireNonNull(tables, "tables"), Objects.requireNonNull(clock, "clock"));
+    public static Builder builder() {
+        return new Builder();
     }
 
     /**
@@ -120,6 +120,30 @@ public final class Inbox {
         Objects.requireNonNull(value, field);
         if (value.isEmpty() || value.length() > 255) {
             throw new IllegalArgumentException(field + " must be 1..255 characters, got " + value.length());
+        }
+    }
+
+    /** Settings of an {@link Inbox}, like every other builder of ours. */
+    public static final class Builder {
+        private OutboxTables tables = OutboxTables.defaults();
+        private Clock clock = Clock.systemUTC();
+
+        private Builder() {}
+
+        /** The schema and table names chosen at migration time. Default {@link OutboxTables#defaults()}. */
+        public Builder tables(OutboxTables tables) {
+            this.tables = Objects.requireNonNull(tables, "tables");
+            return this;
+        }
+
+        /** The clock of the time each pair is recorded (and of {@link Inbox#purgeOlderThan}). Default the system clock. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public Inbox build() {
+            return new Inbox(tables, clock);
         }
     }
 }

@@ -37,7 +37,7 @@ class InboxIT {
     static void setUp() {
         dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
         dsl.createTable("effects").column("message_id", SQLDataType.VARCHAR(255)).execute();
-        inbox = Inbox.create(db.tables(), Clock.fixed(NOW, ZoneOffset.UTC));
+        inbox = Inbox.builder().tables(db.tables()).clock(Clock.fixed(NOW, ZoneOffset.UTC)).build();
     }
 
     @BeforeEach

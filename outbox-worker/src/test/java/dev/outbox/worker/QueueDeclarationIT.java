@@ -10,8 +10,9 @@ import com.rabbitmq.client.Connection;
 import dev.outbox.api.EventType;
 import dev.outbox.api.Outbox;
 import dev.outbox.api.OutboxDsl;
+import dev.outbox.relay.OutboxRelay;
 import dev.outbox.relay.QueueType;
-import dev.outbox.relay.Relay;
+import dev.outbox.relay.RetrySchedule;
 import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
@@ -48,7 +49,7 @@ class QueueDeclarationIT {
     record OrderPlaced(long orderId) {}
 
     private final DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
-    private final Outbox outbox = Outbox.builder().tables(db.tables()).noNotify().build();
+    private final Outbox outbox = Outbox.builder().tables(db.tables()).notifications(false).build();
     private final AtomicInteger handled = new AtomicInteger();
 
     private OutboxWorker worker(String queue) {
@@ -63,14 +64,14 @@ class QueueDeclarationIT {
                 .build();
     }
 
-    private Relay relay(String queue) {
-        return Relay.builder()
+    private OutboxRelay relay(String queue) {
+        return OutboxRelay.builder()
                 .dataSource(db.dataSource())
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(db.tables())
-                .routes(Routes.builder().route("order.placed", Route.job("ping", queue, List.of(1), 60)).build())
+                .routes(Routes.builder().route("order.placed", Route.job("ping", queue, RetrySchedule.seconds(1), Duration.ofSeconds(60))).build())
                 .queueType(QueueType.QUORUM)
-                .pollOnly(true)
+                .notifications(false)
                 .build();
     }
 
@@ -113,7 +114,7 @@ class QueueDeclarationIT {
             assertThat(exists(queue)).as("the worker declared nothing").isFalse();
 
             UUID eventId = record(1);
-            try (Relay relay = relay(queue)) {
+            try (OutboxRelay relay = relay(queue)) {
                 relay.runOnce();
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> statusOf(eventId) == OutboxDeliveryStatus.completed);
@@ -126,7 +127,7 @@ class QueueDeclarationIT {
     void aWorkerStartedAfterTheRelayConsumesTheQuorumQueueItDeclared() throws Exception {
         String queue = rabbit.queue("relay-first");
         UUID eventId = record(2);
-        try (Relay relay = relay(queue)) {
+        try (OutboxRelay relay = relay(queue)) {
             relay.runOnce();
         }
         assertQuorum(queue);

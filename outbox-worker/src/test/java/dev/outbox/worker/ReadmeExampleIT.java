@@ -51,7 +51,7 @@ class ReadmeExampleIT {
             DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
             dsl.createTable("charges").column("order_id", SQLDataType.BIGINT).execute();
             Mailer mailer = new Mailer();
-            Inbox inbox = Inbox.create(db.tables(), Clock.systemUTC());
+            Inbox inbox = Inbox.builder().tables(db.tables()).build();
             String emails = fixture.queue("emails");
             String billing = fixture.queue("billing");
 

@@ -62,7 +62,7 @@ final class WorkerFixture implements AutoCloseable {
         this.rabbit = rabbit;
         this.dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
         this.mapped = OutboxDsl.mapped(dsl, db.tables());
-        this.outbox = Outbox.builder().tables(db.tables()).clock(clock).noNotify().build();
+        this.outbox = Outbox.builder().tables(db.tables()).clock(clock).notifications(false).build();
         this.connection = rabbit.connectionFactory().newConnection("worker-test-publisher");
         this.channel = connection.createChannel();
     }

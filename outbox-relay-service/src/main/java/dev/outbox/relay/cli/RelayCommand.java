@@ -6,11 +6,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.DatabaseUnavailableException;
+import dev.outbox.relay.OutboxRelay;
+import dev.outbox.relay.OutboxStatus;
 import dev.outbox.relay.PassResult;
 import dev.outbox.relay.QueueType;
-import dev.outbox.relay.Relay;
 import dev.outbox.relay.RelayException;
-import dev.outbox.relay.RelayStatus;
 import dev.outbox.relay.Routes;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -144,14 +144,14 @@ public final class RelayCommand implements Callable<Integer> {
             // a looping relay may start before the database is up: it waits for it as for any outage
             try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false, loop)) {
                 try {
-                    Relay.requireTables(dataSource, tables);
+                    OutboxRelay.requireTables(dataSource, tables);
                 } catch (DatabaseUnavailableException e) {
                     if (!loop) {
                         throw e;
                     }
                     // the loop rides the outage out; a table still missing then ends its first pass with one line
                 }
-                Relay.Builder builder = Relay.builder()
+                OutboxRelay.Builder builder = OutboxRelay.builder()
                         .dataSource(dataSource)
                         .connectionFactory(amqp)
                         .listenConnection(() -> listenConnection(jdbcUrl, s.jdbcUser(), s.jdbcPassword()))
@@ -159,14 +159,14 @@ public final class RelayCommand implements Callable<Integer> {
                         .tables(tables)
                         .queueType(queueType)
                         .notifyChannel(channel)
-                        .pollOnly(pollOnly)
+                        .notifications(!pollOnly)
                         .sleep(Duration.ofSeconds(sleep))
                         .routeBatchSize(routeBatchSize)
                         .dispatchBatchSize(dispatchBatchSize)
                         .confirmTimeout(confirmTimeout)
                         .maxInFlight(maxInFlight)
                         .wakeupLinger(wakeupLinger);
-                try (Relay relay = builder.build()) {
+                try (OutboxRelay relay = builder.build()) {
                     if (!loop) {
                         PassResult result = relay.runOnce();
                         log.info("pass done: {} event(s) routed, {} delivery(ies) dispatched, {} confirmed, {} refused, {} timed out",
@@ -198,9 +198,9 @@ public final class RelayCommand implements Callable<Integer> {
             String jdbcUrl = s.jdbcUrl();
             OutboxTables tables = s.tables();
             try (HikariDataSource dataSource = dataSource(s, jdbcUrl, true)) {
-                RelayStatus status;
+                OutboxStatus status;
                 try {
-                    status = RelayStatus.read(dataSource, tables, Clock.systemUTC());
+                    status = OutboxStatus.read(dataSource, tables, Clock.systemUTC());
                 } catch (org.jooq.exception.DataAccessException e) {
                     throw new RelayException("database error (" + describe(e) + ")", e);
                 }

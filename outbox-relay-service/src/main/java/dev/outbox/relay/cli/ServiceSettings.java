@@ -7,8 +7,8 @@ import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.delivery.amqp.AmqpFactories;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.InvalidRouteException;
+import dev.outbox.relay.OutboxRelay;
 import dev.outbox.relay.QueueType;
-import dev.outbox.relay.Relay;
 import dev.outbox.relay.Routes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -343,9 +343,9 @@ final class ServiceSettings {
         return integer(MAX_IN_FLIGHT, 2_000, 1, 100_000);
     }
 
-    /** {@link dev.outbox.relay.Relay.Builder#wakeupLinger}: 0..1,000 ms, default {@value dev.outbox.relay.Relay#DEFAULT_WAKEUP_LINGER_MILLIS}. */
+    /** {@link dev.outbox.relay.OutboxRelay.Builder#wakeupLinger}: 0..1,000 ms, default {@value dev.outbox.relay.OutboxRelay#DEFAULT_WAKEUP_LINGER_MILLIS}. */
     Duration wakeupLinger() {
-        return Duration.ofMillis(integer(WAKEUP_LINGER_MILLIS, (int) Relay.DEFAULT_WAKEUP_LINGER_MILLIS, 0, 1_000));
+        return Duration.ofMillis(integer(WAKEUP_LINGER_MILLIS, (int) OutboxRelay.DEFAULT_WAKEUP_LINGER_MILLIS, 0, 1_000));
     }
 
     private int integer(String key, int fallback, int min, int max) {

@@ -6,7 +6,7 @@ import dev.outbox.api.NewEvent;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
-import dev.outbox.relay.Relay;
+import dev.outbox.relay.OutboxRelay;
 import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
@@ -321,7 +321,7 @@ class RelayCommandIT {
         assertThat(run.exitCode()).isZero();
         assertThat(ServiceSettings.load(env, null).wakeupLinger()).isEqualTo(Duration.ofMillis(250));
         assertThat(ServiceSettings.load(Map.of("OUTBOX_WAKEUP_LINGER_MILLIS", "0"), null).wakeupLinger()).isZero();
-        assertThat(ServiceSettings.load(env(db), null).wakeupLinger()).isEqualTo(Duration.ofMillis(Relay.DEFAULT_WAKEUP_LINGER_MILLIS));
+        assertThat(ServiceSettings.load(env(db), null).wakeupLinger()).isEqualTo(Duration.ofMillis(OutboxRelay.DEFAULT_WAKEUP_LINGER_MILLIS));
     }
 
     @ParameterizedTest

@@ -11,6 +11,7 @@ import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.PassResult;
 import dev.outbox.relay.RelayException;
+import dev.outbox.relay.JobRoute;
 import dev.outbox.relay.Route;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -45,7 +46,7 @@ import org.slf4j.MDC;
  */
 public final class RelayEngine implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger("dev.outbox.relay.Relay");
+    private static final Logger log = LoggerFactory.getLogger("dev.outbox.relay.OutboxRelay");
     /** The longest wait between two tries of a looping relay during an outage. */
     static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
@@ -69,8 +70,8 @@ public final class RelayEngine implements AutoCloseable {
                 settings.clock());
         this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel(), settings.wakeupLinger());
         for (Route route : settings.routes().all()) {
-            if (route.kind() == RouteKind.JOB) {
-                jobQueues.add(route.queue());
+            if (route instanceof JobRoute job) {
+                jobQueues.add(job.queue());
             }
         }
     }

@@ -10,7 +10,7 @@ import java.time.Duration;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
-/** The validated settings of one relay, handed from {@code Relay.Builder} to the engine. */
+/** The validated settings of one relay, handed from {@code OutboxRelay.Builder} to the engine. */
 public record RelaySettings(DataSource dataSource, ConnectionFactory amqp, Routes routes, OutboxTables tables, Clock clock,
         int routeBatchSize, int dispatchBatchSize, int timeoutBatchSize, int maxInFlight, Duration confirmTimeout,
         QueueType queueType, String notifyChannel, boolean pollOnly, Duration sleep, @Nullable ListenConnection listenConnection,

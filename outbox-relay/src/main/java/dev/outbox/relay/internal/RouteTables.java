@@ -2,6 +2,9 @@ package dev.outbox.relay.internal;
 
 import dev.outbox.delivery.DeliveryTemplate;
 import dev.outbox.delivery.RouteTable;
+import dev.outbox.delivery.RouteKind;
+import dev.outbox.relay.JobRoute;
+import dev.outbox.relay.PublishRoute;
 import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import java.util.LinkedHashMap;
@@ -21,8 +24,18 @@ public final class RouteTables {
         return new RouteTable(byEventType);
     }
 
-    private static DeliveryTemplate template(Route route) {
-        return new DeliveryTemplate(route.kind(), route.jobType(), route.queue(), route.exchange(), route.routingKey(),
-                route.retryDelaysSeconds(), route.deliveryTimeoutSeconds());
+    /**
+     * A job route's queue is its queue; a publish route's queue column holds its exchange (the
+     * delivery's unique key is event, job type and queue). Durations become the schema's seconds.
+     */
+    static DeliveryTemplate template(Route route) {
+        List<Integer> delays = route.retryDelays().stream().map(d -> Math.toIntExact(d.getSeconds())).toList();
+        int timeout = Math.toIntExact(route.deliveryTimeout().getSeconds());
+        if (route instanceof JobRoute job) {
+            return new DeliveryTemplate(RouteKind.JOB, job.jobType(), job.queue(), null, null, delays, timeout);
+        }
+        PublishRoute publish = (PublishRoute) route;
+        return new DeliveryTemplate(RouteKind.PUBLISH, publish.name(), publish.exchange(), publish.exchange(), publish.routingKey(), delays,
+                timeout);
     }
 }

@@ -4,7 +4,7 @@ import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
 import dev.outbox.flyway.OutboxTables;
-import dev.outbox.relay.RelayStatus;
+import dev.outbox.relay.OutboxStatus;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
 import java.time.Clock;
@@ -23,12 +23,12 @@ import org.jooq.Field;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
-/** The queries of {@link RelayStatus}: SELECTs only, in one transaction so that the numbers agree. */
+/** The queries of {@link OutboxStatus}: SELECTs only, in one transaction so that the numbers agree. */
 public final class StatusQueries {
 
     private StatusQueries() {}
 
-    public static RelayStatus read(DataSource dataSource, OutboxTables tables, Clock clock) {
+    public static OutboxStatus read(DataSource dataSource, OutboxTables tables, Clock clock) {
         Instant at = clock.instant();
         OffsetDateTime now = at.atOffset(ZoneOffset.UTC);
         DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, OutboxRenderMapping.settings(tables));
@@ -41,14 +41,14 @@ public final class StatusQueries {
             Field<Integer> dispatched = count(OutboxDeliveryStatus.dispatched);
             Field<Integer> completed = count(OutboxDeliveryStatus.completed);
             Field<Integer> failed = count(OutboxDeliveryStatus.failed);
-            List<RelayStatus.Queue> queues = new ArrayList<>();
+            List<OutboxStatus.Queue> queues = new ArrayList<>();
             for (var r : ctx.select(OUTBOX_DELIVERIES.QUEUE_NAME, pending, readyPending, oldest, dispatched, completed, failed)
                     .from(OUTBOX_DELIVERIES)
                     .groupBy(OUTBOX_DELIVERIES.QUEUE_NAME)
                     .orderBy(OUTBOX_DELIVERIES.QUEUE_NAME)
                     .fetch()) {
                 OffsetDateTime oldestAt = r.get(oldest);
-                queues.add(new RelayStatus.Queue(r.get(OUTBOX_DELIVERIES.QUEUE_NAME), r.get(pending), r.get(readyPending), r.get(dispatched),
+                queues.add(new OutboxStatus.Queue(r.get(OUTBOX_DELIVERIES.QUEUE_NAME), r.get(pending), r.get(readyPending), r.get(dispatched),
                         r.get(completed), r.get(failed), oldestAt == null ? null : Duration.between(oldestAt.toInstant(), at)));
             }
             long unrouted = ctx.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ROUTED_AT.isNull());
@@ -60,7 +60,7 @@ public final class StatusQueries {
                     .fetch()) {
                 failures.put(r.value1() == null ? "unknown" : r.value1(), r.value2().longValue());
             }
-            return new RelayStatus(at, queues, unrouted, failures);
+            return new OutboxStatus(at, queues, unrouted, failures);
         });
     }
 

@@ -12,8 +12,9 @@ import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.MutableClock;
-import dev.outbox.relay.Relay;
+import dev.outbox.relay.OutboxRelay;
 import dev.outbox.relay.RelayFixture;
+import dev.outbox.relay.RetrySchedule;
 import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;
@@ -63,12 +64,12 @@ class CrashRecoveryIT {
     void setUp() throws Exception {
         tables = fixture.tables();
         routes = Routes.builder()
-                .route("order.cancelled", Route.job("refund", payments, List.of(5), 120))
-                .route("invoice.sent", Route.publish("invoices", exchange, "invoice.sent", List.of(5), 60))
+                .route("order.cancelled", Route.job("refund", payments, RetrySchedule.seconds(5), Duration.ofSeconds(120)))
+                .route("invoice.sent", Route.publish("invoices", exchange, "invoice.sent", RetrySchedule.seconds(5), Duration.ofSeconds(60)))
                 .build();
     }
 
-    private Relay relay() {
+    private OutboxRelay relay() {
         return fixture.relay(clock)
                 .routes(routes).build();
     }
@@ -88,7 +89,7 @@ class CrashRecoveryIT {
         assertThat(claimed).hasSize(1);
         assertThat(fixture.broker().messageCount(payments)).isZero();
 
-        try (Relay next = relay()) {
+        try (OutboxRelay next = relay()) {
             clock.advance(Duration.ofSeconds(120));
             assertThat(next.runOnce().timedOut()).isEqualTo(1);
             clock.advance(Duration.ofSeconds(5));
@@ -118,7 +119,7 @@ class CrashRecoveryIT {
             ch.waitForConfirmsOrDie(5_000);
         } // ... and the relay dies before it marks the delivery completed
 
-        try (Relay next = relay()) {
+        try (OutboxRelay next = relay()) {
             clock.advance(Duration.ofSeconds(60));
             assertThat(next.runOnce().timedOut()).isEqualTo(1);
             clock.advance(Duration.ofSeconds(5));

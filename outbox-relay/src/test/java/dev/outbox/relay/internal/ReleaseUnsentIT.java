@@ -12,6 +12,7 @@ import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.testing.PostgresSchemaExtension;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,7 +27,7 @@ class ReleaseUnsentIT {
 
     final MutableClock clock = MutableClock.startingNow();
     final RelayTransitions transitions = new RelayTransitions(db.tables(),
-            RouteTables.of(Routes.builder().route("order.cancelled", Route.job("refund", "refunds", List.of(), 120)).build()), clock);
+            RouteTables.of(Routes.builder().route("order.cancelled", Route.job("refund", "refunds", List.of(), Duration.ofSeconds(120))).build()), clock);
     Tables tables;
 
     @BeforeEach

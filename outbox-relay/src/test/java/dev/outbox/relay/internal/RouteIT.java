@@ -8,6 +8,7 @@ import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.Events.OrderPlaced;
 import dev.outbox.relay.MutableClock;
+import dev.outbox.relay.RetrySchedule;
 import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;
@@ -16,6 +17,7 @@ import dev.outbox.schema.enums.OutboxRouteKind;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.testing.PostgresSchemaExtension;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -32,9 +34,9 @@ class RouteIT {
 
     static final Routes ROUTES = Routes.builder()
             .route("order.placed",
-                    Route.job("send-confirmation", "emails", List.of(5, 30), 300),
-                    Route.publish("order-events", "orders", "order.placed", List.of(10), 60))
-            .route("order.cancelled", Route.job("refund", "payments", List.of(), 120))
+                    Route.job("send-confirmation", "emails", RetrySchedule.seconds(5, 30), Duration.ofSeconds(300)),
+                    Route.publish("order-events", "orders", "order.placed", RetrySchedule.seconds(10), Duration.ofSeconds(60)))
+            .route("order.cancelled", Route.job("refund", "payments", List.of(), Duration.ofSeconds(120)))
             .build();
 
     final MutableClock clock = MutableClock.startingNow();
@@ -122,8 +124,8 @@ class RouteIT {
         route(ROUTES, 500);
         UUID waiting = tables.record(new InvoiceSent(5)).get(0);
         Routes more = Routes.builder()
-                .route("order.cancelled", Route.job("refund", "payments", List.of(), 120), Route.job("notify", "emails", List.of(), 60))
-                .route("invoice.sent", Route.job("archive", "archive", List.of(1), 60))
+                .route("order.cancelled", Route.job("refund", "payments", List.of(), Duration.ofSeconds(120)), Route.job("notify", "emails", List.of(), Duration.ofSeconds(60)))
+                .route("invoice.sent", Route.job("archive", "archive", RetrySchedule.seconds(1), Duration.ofSeconds(60)))
                 .build();
 
         RelayTransitions.Routed routed = route(more, 500);

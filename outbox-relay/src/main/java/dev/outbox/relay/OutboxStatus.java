@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * payloads and no ids.
  *
  * <pre>{@code
- * System.out.print(RelayStatus.read(dataSource, OutboxTables.defaults(), Clock.systemUTC()).toTable());
+ * System.out.print(OutboxStatus.read(dataSource, OutboxTables.defaults(), Clock.systemUTC()).toTable());
  * }</pre>
  *
  * @param at when it was read
@@ -27,9 +27,9 @@ import org.jspecify.annotations.Nullable;
  * @param unroutedEvents events not routed yet (no route, or not reached yet)
  * @param failuresByReason failed deliveries per failure reason, by reason
  */
-public record RelayStatus(Instant at, List<Queue> queues, long unroutedEvents, Map<String, Long> failuresByReason) {
+public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, Map<String, Long> failuresByReason) {
 
-    public RelayStatus {
+    public OutboxStatus {
         queues = List.copyOf(queues);
         failuresByReason = Map.copyOf(new TreeMap<>(failuresByReason));
     }
@@ -48,7 +48,7 @@ public record RelayStatus(Instant at, List<Queue> queues, long unroutedEvents, M
      *
      * @throws RelayException naming the schema and the tables when they do not exist (the migrations create them)
      */
-    public static RelayStatus read(DataSource dataSource, OutboxTables tables, Clock clock) {
+    public static OutboxStatus read(DataSource dataSource, OutboxTables tables, Clock clock) {
         OutboxTablesCheck.require(dataSource, tables);
         return StatusQueries.read(dataSource, tables, clock);
     }

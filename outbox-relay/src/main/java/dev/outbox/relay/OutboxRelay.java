@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * Several relays may run at once over the same tables.
  *
  * <pre>{@code
- * try (Relay relay = Relay.builder()
+ * try (OutboxRelay relay = OutboxRelay.builder()
  *         .dataSource(dataSource)
  *         .amqpUri("amqp://guest:guest@localhost:5672/%2F")
  *         .routes(Routes.fromFile(Path.of("routes.yaml")))
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * // or one pass: relay.runOnce()
  * }</pre>
  */
-public final class Relay implements AutoCloseable {
+public final class OutboxRelay implements AutoCloseable {
 
     /** The default of {@link Builder#wakeupLinger}, in milliseconds. */
     public static final long DEFAULT_WAKEUP_LINGER_MILLIS = 5;
@@ -52,7 +52,7 @@ public final class Relay implements AutoCloseable {
     private @Nullable Thread thread;
     private volatile @Nullable RuntimeException failure;
 
-    private Relay(RelaySettings settings) {
+    private OutboxRelay(RelaySettings settings) {
         this.settings = settings;
         this.engine = new RelayEngine(settings);
     }
@@ -97,7 +97,7 @@ public final class Relay implements AutoCloseable {
     }
 
     /** Runs {@link #runLoop()} in a background thread; {@link #failure()} tells why it ended early. */
-    public synchronized Relay start() {
+    public synchronized OutboxRelay start() {
         if (thread != null) {
             throw new IllegalStateException("the relay is already started");
         }
@@ -106,7 +106,7 @@ public final class Relay implements AutoCloseable {
                 runLoop();
             } catch (RuntimeException e) {
                 failure = e;
-                LoggerFactory.getLogger(Relay.class).error("relay loop ended: {}", e.getMessage());
+                LoggerFactory.getLogger(OutboxRelay.class).error("relay loop ended: {}", e.getMessage());
             }
         }, "outbox-relay");
         thread = t;
@@ -146,7 +146,7 @@ public final class Relay implements AutoCloseable {
         }
     }
 
-    /** Settings of a {@link Relay}; {@link #build()} checks them and names the bad one. */
+    /** Settings of an {@link OutboxRelay}; {@link #build()} checks them and names the bad one. */
     public static final class Builder {
         private @Nullable DataSource dataSource;
         private @Nullable ConnectionFactory connectionFactory;
@@ -183,7 +183,7 @@ public final class Relay implements AutoCloseable {
         /**
          * The broker, as {@code amqp[s]://[user:password@]host[:port][/vhost][?heartbeat=s&connection_timeout=ms&channel_max=n]}.
          * The host is connected to as written (an underscore is fine); a URI that cannot be read makes
-         * {@link #build()} throw an {@link IllegalArgumentException} starting with {@code Relay.amqpUri:} that
+         * {@link #build()} throw an {@link IllegalArgumentException} starting with {@code OutboxRelay.amqpUri:} that
          * never repeats the URI; {@code amqps} verifies the certificate and host name against the JVM's
          * trust store. Required unless {@link #connectionFactory}.
          */
@@ -252,9 +252,13 @@ public final class Relay implements AutoCloseable {
             return this;
         }
 
-        /** Only poll, never LISTEN (for connection poolers in transaction mode). Default false. */
-        public Builder pollOnly(boolean pollOnly) {
-            this.pollOnly = pollOnly;
+        /**
+         * Whether a looping relay LISTENs on {@link #notifyChannel(String)} to wake up early; with false it
+         * only polls every {@link #sleep(Duration)} (for connection poolers in transaction mode). Default
+         * true; the recording side's {@code Outbox.Builder.notifications(boolean)} is the other end.
+         */
+        public Builder notifications(boolean notifications) {
+            this.pollOnly = !notifications;
             return this;
         }
 
@@ -284,39 +288,39 @@ public final class Relay implements AutoCloseable {
             return this;
         }
 
-        public Relay build() {
+        public OutboxRelay build() {
             if (dataSource == null) {
-                throw new IllegalArgumentException("Relay.dataSource is required");
+                throw new IllegalArgumentException("OutboxRelay.dataSource is required");
             }
             if (routes == null) {
-                throw new IllegalArgumentException("Relay.routes is required");
+                throw new IllegalArgumentException("OutboxRelay.routes is required");
             }
             if (connectionFactory != null && amqpUri != null) {
-                throw new IllegalArgumentException("Relay: give connectionFactory or amqpUri, not both");
+                throw new IllegalArgumentException("OutboxRelay: give connectionFactory or amqpUri, not both");
             }
             ConnectionFactory amqp = connectionFactory;
             if (amqp == null) {
                 if (amqpUri == null) {
-                    throw new IllegalArgumentException("Relay.amqpUri (or connectionFactory) is required");
+                    throw new IllegalArgumentException("OutboxRelay.amqpUri (or connectionFactory) is required");
                 }
-                amqp = AmqpFactories.of(AmqpAddress.parse(amqpUri, "Relay.amqpUri"));
+                amqp = AmqpFactories.of(AmqpAddress.parse(amqpUri, "OutboxRelay.amqpUri"));
             }
             range("routeBatchSize", routeBatchSize, 10_000);
             range("dispatchBatchSize", dispatchBatchSize, 10_000);
             range("timeoutBatchSize", timeoutBatchSize, 10_000);
             range("maxInFlight", maxInFlight, 100_000);
             if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
-                throw new IllegalArgumentException("Relay.confirmTimeout must be positive, got " + confirmTimeout);
+                throw new IllegalArgumentException("OutboxRelay.confirmTimeout must be positive, got " + confirmTimeout);
             }
             if (sleep.toNanos() % 1_000_000_000L != 0 || sleep.getSeconds() < 1 || sleep.getSeconds() > 3600) {
-                throw new IllegalArgumentException("Relay.sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
+                throw new IllegalArgumentException("OutboxRelay.sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
             }
             if (!NotifyChannels.isValid(notifyChannel)) {
-                throw new IllegalArgumentException("Relay.notifyChannel must be " + NotifyChannels.RULE + ", got '"
+                throw new IllegalArgumentException("OutboxRelay.notifyChannel must be " + NotifyChannels.RULE + ", got '"
                         + notifyChannel + "'");
             }
             if (wakeupLinger.isNegative() || wakeupLinger.compareTo(Duration.ofSeconds(1)) > 0) {
-                throw new IllegalArgumentException("Relay.wakeupLinger must be from 0 to 1 s, got " + wakeupLinger);
+                throw new IllegalArgumentException("OutboxRelay.wakeupLinger must be from 0 to 1 s, got " + wakeupLinger);
             }
             DataSource ds = dataSource;
             ListenConnection listen = listenConnection != null ? listenConnection : () -> {
@@ -326,13 +330,13 @@ public final class Relay implements AutoCloseable {
                     throw new RelayException("cannot open the LISTEN connection (" + e.getClass().getSimpleName() + ")", e);
                 }
             };
-            return new Relay(new RelaySettings(ds, amqp, routes, tables, clock, routeBatchSize, dispatchBatchSize, timeoutBatchSize,
+            return new OutboxRelay(new RelaySettings(ds, amqp, routes, tables, clock, routeBatchSize, dispatchBatchSize, timeoutBatchSize,
                     maxInFlight, confirmTimeout, queueType, notifyChannel, pollOnly, sleep, listen, wakeupLinger));
         }
 
         private static void range(String field, int value, int max) {
             if (value < 1 || value > max) {
-                throw new IllegalArgumentException("Relay." + field + " must be from 1 to " + max + ", got " + value);
+                throw new IllegalArgumentException("OutboxRelay." + field + " must be from 1 to " + max + ", got " + value);
             }
         }
     }
