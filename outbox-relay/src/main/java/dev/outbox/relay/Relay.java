@@ -106,7 +106,7 @@ public final class Relay implements AutoCloseable {
                 runLoop();
             } catch (RuntimeException e) {
                 failure = e;
-                LoggerFactory.getLogger(Relay.class).error("relay loop ended: {}", e.getMessage());
+                LoggerFactory.getLogger(RelayLoggers.RELAY).error("relay loop ended: {}", e.getMessage());
             }
         }, "outbox-relay");
         thread = t;

@@ -10,6 +10,7 @@ import dev.outbox.relay.PassResult;
 import dev.outbox.relay.QueueType;
 import dev.outbox.relay.Relay;
 import dev.outbox.relay.RelayException;
+import dev.outbox.relay.RelayLoggers;
 import dev.outbox.relay.RelayStatus;
 import dev.outbox.relay.Routes;
 import java.io.PrintWriter;
@@ -107,7 +108,7 @@ public final class RelayCommand implements Callable<Integer> {
             description = "Route, dispatch and publish, time out lost jobs: one pass, or until stopped with --loop.")
     static final class RelayRun implements Callable<Integer> {
 
-        private static final Logger log = LoggerFactory.getLogger(RelayRun.class);
+        private static final Logger log = LoggerFactory.getLogger(RelayLoggers.SERVICE);
 
         @ParentCommand
         RelayCommand parent;
@@ -325,6 +326,9 @@ public final class RelayCommand implements Callable<Integer> {
         defaultProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "error"); // outages are logged by the relay, once
         defaultProperty("org.slf4j.simpleLogger.log.org.flywaydb", "warn");
         defaultProperty("org.slf4j.simpleLogger.log.org.jooq", "warn");
+        // jOOQ's ASCII-art banner and tip of the day, printed at INFO when jOOQ first starts, even with org.jooq at INFO
+        defaultProperty("org.jooq.no-logo", "true");
+        defaultProperty("org.jooq.no-tips", "true");
     }
 
     private static void defaultProperty(String key, String value) {

@@ -8,6 +8,7 @@ import dev.outbox.delivery.DeliveryTransitions;
 import dev.outbox.delivery.WorkerTransitions;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.worker.QueueSettings;
+import dev.outbox.worker.WorkerLoggers;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
 /** The running parts of an {@code OutboxWorker}: the AMQP connection, one consumer per queue, the completion writer. */
 public final class WorkerEngine {
 
-    private static final Logger log = LoggerFactory.getLogger(WorkerEngine.class);
+    private static final Logger log = LoggerFactory.getLogger(WorkerLoggers.LIFECYCLE);
 
     /** What the builder collected and checked. */
     public record Settings(DSLContext dsl, ConnectionFactory connectionFactory, OutboxTables tables, EventSerializer serializer,
