@@ -40,7 +40,7 @@ import picocli.CommandLine;
  * environment wins over the file. Exit codes: 0 done, 1 a fatal database or broker error, 2 a usage
  * or configuration error; every failure is one line on stderr.
  */
-@Command(name = "outbox-relay", mixinStandardHelpOptions = true, version = "outbox-relay 0.1.0",
+@Command(name = "outbox-relay", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = "Routes outbox events into deliveries and publishes them to RabbitMQ.",
         subcommands = {RelayCommand.RelayRun.class, RelayCommand.StatusRun.class, RelayCommand.MigrateRun.class,
             CommandLine.HelpCommand.class})
