@@ -27,13 +27,16 @@ record ModuleClasses(String module, Set<String> mainPackages, Set<String> define
     /** A package line of {@code jdeps -verbose:package}: {@code   from.pkg   -> to.pkg   location}. */
     private static final Pattern DEPENDENCY = Pattern.compile("^\\s+(\\S+)\\s+->\\s+(\\S+)\\s+.*$");
 
-    /** The modules listed in the root {@code pom.xml}, in its order. */
+    /** The modules listed in the root {@code pom.xml} that compile classes (not a BOM's {@code pom} packaging), in its order. */
     static List<String> modules(Path root) {
         try {
             Matcher m = MODULE.matcher(Files.readString(root.resolve("pom.xml")));
             List<String> modules = new ArrayList<>();
             while (m.find()) {
-                modules.add(m.group(1).trim());
+                String module = m.group(1).trim();
+                if (!Files.readString(root.resolve(module).resolve("pom.xml")).contains("<packaging>pom</packaging>")) {
+                    modules.add(module);
+                }
             }
             return modules;
         } catch (IOException e) {

@@ -8,9 +8,12 @@ import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.Predicate;
 import org.jooq.DSLContext;
 import org.jooq.InsertValuesStep8;
 import org.jooq.JSONB;
@@ -24,7 +27,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@link #record(DSLContext, Object)} joins the transaction of the {@code DSLContext} it is given:
  * it never begins, commits or rolls back. The event row and the business change commit together or
- * not at all; a failing write throws, so the caller's transaction rolls back with it. On a connection
+ * not at all; a failing write throws, so the caller's transaction rolls back with it. An id of your
+ * own that is already recorded is refused with {@link DuplicateEventException} without aborting the
+ * transaction, and {@link #recordIfAbsent(DSLContext, Object)} records unless the id exists. On a connection
  * in auto-commit mode it refuses and writes nothing. Recording reads no route and touches no broker:
  * a relay turns events into deliveries after commit. When the transaction commits, PostgreSQL
  * delivers a {@code NOTIFY} on {@link Builder#notifyChannel(String)} so that a listening relay wakes up.
@@ -70,13 +75,46 @@ public final class Outbox {
      * Records one event in the transaction of {@code tx} and returns its id. {@code event} is the event
      * object, or a {@link NewEvent} that carries an id, type, ordering key or trace headers with it.
      *
+     * <p>An id of your own that is already recorded throws {@link DuplicateEventException} and writes
+     * nothing. The duplicate is detected with {@code ON CONFLICT (id) DO NOTHING}, not by a failed
+     * INSERT, so <b>the transaction is not aborted</b>: you may roll back, or catch the exception and
+     * go on. Any other write the database refuses ({@code DataAccessException}) does leave a PostgreSQL
+     * transaction aborted: every later statement fails until it is rolled back. Use
+     * {@link #recordIfAbsent} when an existing id is an expected answer rather than an error.
+     *
      * @throws IllegalStateException when {@code tx} is not inside a transaction (auto-commit)
+     * @throws DuplicateEventException when the event's id is already recorded; the transaction stays usable
      * @throws EventEncodingException when the event holds a value that cannot be stored
      * @throws OutboxException when the event's class has no stable type name
-     * @throws org.jooq.exception.DataAccessException when the database refuses the write
+     * @throws org.jooq.exception.DataAccessException when the database refuses the write (the transaction is then aborted)
      */
     public UUID record(DSLContext tx, Object event) {
         return recordAll(tx, List.of(event)).get(0);
+    }
+
+    /**
+     * Records one event unless its id is already recorded, and returns whether it wrote it. For an
+     * event that carries an id of your own ({@link NewEvent#withId(UUID)}), e.g. one derived from a
+     * request's idempotency key: a retry after a commit whose result was not seen finds the id and
+     * returns {@code false}, writing nothing and sending no NOTIFY. The transaction is not aborted, so
+     * the business change made in it still commits. A concurrent transaction that has written the same
+     * id and not committed yet makes this call wait for it (PostgreSQL's unique check): {@code false}
+     * if it commits, {@code true} if it rolls back.
+     *
+     * <pre>{@code
+     * UUID eventId = UUID.nameUUIDFromBytes(("order-placed:" + requestKey).getBytes(UTF_8));
+     * dsl.transaction(tx -> {
+     *     upsertOrder(tx.dsl(), order);
+     *     boolean recorded = outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderPlaced(order)).withId(eventId));
+     * });
+     * }</pre>
+     *
+     * @throws IllegalStateException when {@code tx} is not inside a transaction (auto-commit)
+     * @throws EventEncodingException when the event holds a value that cannot be stored
+     * @throws org.jooq.exception.DataAccessException when the database refuses the write (the transaction is then aborted)
+     */
+    public boolean recordIfAbsent(DSLContext tx, Object event) {
+        return !recordAllIfAbsent(tx, List.of(event)).isEmpty();
     }
 
     /**
@@ -84,11 +122,58 @@ public final class Outbox {
      * each, so 1,000 events are one INSERT), and returns their ids in order. Every event is checked
      * and encoded before anything is written; one NOTIFY is sent for the whole call.
      *
+     * <p>All or none: when ids of your own are already recorded, it throws one
+     * {@link DuplicateEventException} naming all of them and leaves none of the batch written (the
+     * rows it had inserted are deleted again), in a transaction that is not aborted. The same id given
+     * twice in one call throws before anything is written. {@link #recordAllIfAbsent} skips the
+     * recorded ones instead.
+     *
      * @throws IllegalStateException when {@code tx} is not inside a transaction (auto-commit)
+     * @throws DuplicateEventException when ids are already recorded or given twice; nothing is written
      * @throws EventEncodingException when an event holds a value that cannot be stored; nothing is written
-     * @throws org.jooq.exception.DataAccessException when the database refuses the write (an id given twice, say)
+     * @throws org.jooq.exception.DataAccessException when the database refuses the write (the transaction is then aborted)
      */
     public List<UUID> recordAll(DSLContext tx, List<?> events) {
+        return write(tx, events, true);
+    }
+
+    /**
+     * Records the events whose ids are not recorded yet and returns the ids it wrote, in order; the
+     * others are skipped, and the transaction is not aborted. One NOTIFY when anything was written.
+     * The same id given twice in one call throws {@link DuplicateEventException} before anything is
+     * written (that is a mistake in the batch, not a retry).
+     *
+     * @throws IllegalStateException when {@code tx} is not inside a transaction (auto-commit)
+     * @throws DuplicateEventException when one id is given twice in {@code events}; nothing is written
+     * @throws EventEncodingException when an event holds a value that cannot be stored; nothing is written
+     * @throws org.jooq.exception.DataAccessException when the database refuses the write (the transaction is then aborted)
+     */
+    public List<UUID> recordAllIfAbsent(DSLContext tx, List<?> events) {
+        return write(tx, events, false);
+    }
+
+    /** Writes the events, skipping recorded ids; with {@code allOrNone} a recorded id undoes the call and throws. */
+    private List<UUID> write(DSLContext tx, List<?> events, boolean allOrNone) {
+        List<OutboxEventsRecord> rows = encodeAll(tx, events);
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        DSLContext ctx = OutboxDsl.mapped(tx, tables);
+        Set<UUID> written = insert(ctx, rows);
+        if (allOrNone && written.size() < rows.size()) {
+            List<UUID> duplicates = ids(rows, id -> !written.contains(id));
+            if (!written.isEmpty()) {
+                ctx.deleteFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.in(written)).execute();
+            }
+            throw new DuplicateEventException(duplicates);
+        }
+        if (!written.isEmpty()) {
+            notifyRelays(ctx);
+        }
+        return ids(rows, written::contains);
+    }
+
+    private List<OutboxEventsRecord> encodeAll(DSLContext tx, List<?> events) {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(events, "events");
         if (events.isEmpty()) {
@@ -97,10 +182,24 @@ public final class Outbox {
         requireTransaction(tx);
         OffsetDateTime now = OffsetDateTime.now(clock).withOffsetSameInstant(ZoneOffset.UTC);
         List<OutboxEventsRecord> rows = new ArrayList<>(events.size());
+        Set<UUID> seen = new HashSet<>();
+        List<UUID> twice = new ArrayList<>();
         for (Object event : events) {
-            rows.add(encode(event, now));
+            OutboxEventsRecord r = encode(event, now);
+            if (!seen.add(r.getId())) {
+                twice.add(r.getId());
+            }
+            rows.add(r);
         }
-        DSLContext ctx = OutboxDsl.mapped(tx, tables);
+        if (!twice.isEmpty()) {
+            throw new DuplicateEventException(twice);
+        }
+        return rows;
+    }
+
+    /** Inserts the rows, skipping ids already recorded, and returns the ids it wrote. */
+    private static Set<UUID> insert(DSLContext ctx, List<OutboxEventsRecord> rows) {
+        Set<UUID> written = new HashSet<>();
         for (int from = 0; from < rows.size(); from += ROWS_PER_STATEMENT) {
             InsertValuesStep8<OutboxEventsRecord, UUID, String, JSONB, String, String, String, OffsetDateTime, OffsetDateTime> insert =
                     ctx.insertInto(OUTBOX_EVENTS, OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.PAYLOAD,
@@ -110,14 +209,24 @@ public final class Outbox {
                 insert = insert.values(r.getId(), r.getEventType(), r.getPayload(), r.getOrderingKey(), r.getTraceparent(),
                         r.getTracestate(), r.getCreatedAt(), null);
             }
-            insert.execute();
+            written.addAll(insert.onConflict(OUTBOX_EVENTS.ID).doNothing().returningResult(OUTBOX_EVENTS.ID).fetch(OUTBOX_EVENTS.ID));
         }
+        return written;
+    }
+
+    private void notifyRelays(DSLContext ctx) {
         if (notifyChannel != null) {
             ctx.select(DSL.function("pg_notify", Object.class, DSL.val(notifyChannel), DSL.val(""))).fetch();
         }
+    }
+
+    /** The ids of {@code rows} that {@code keep} accepts, in order. */
+    private static List<UUID> ids(List<OutboxEventsRecord> rows, Predicate<UUID> keep) {
         List<UUID> result = new ArrayList<>(rows.size());
         for (OutboxEventsRecord r : rows) {
-            result.add(r.getId());
+            if (keep.test(r.getId())) {
+                result.add(r.getId());
+            }
         }
         return List.copyOf(result);
     }

@@ -26,9 +26,12 @@
  *
  * <p>{@code record} outside a transaction (a connection in auto-commit mode) throws
  * {@code IllegalStateException} and writes nothing; an event holding a value that cannot be stored
- * throws {@link dev.outbox.api.EventEncodingException} before anything is written. All exceptions are
+ * throws {@link dev.outbox.api.EventEncodingException} before anything is written; an id of one's own
+ * that is already recorded throws {@link dev.outbox.api.DuplicateEventException} without aborting the
+ * transaction, and {@code recordIfAbsent} records unless the id exists. All exceptions are
  * unchecked ({@link dev.outbox.api.OutboxException} and its subclasses, and jOOQ's
- * {@code DataAccessException} for a write the database refuses).
+ * {@code DataAccessException} for a write the database refuses, which leaves a PostgreSQL
+ * transaction aborted).
  */
 @NullMarked
 package dev.outbox.api;

@@ -27,7 +27,6 @@ import org.jooq.DSLContext;
 import org.jooq.ExecuteContext;
 import org.jooq.ExecuteListener;
 import org.jooq.SQLDialect;
-import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.junit.jupiter.api.BeforeAll;
@@ -226,10 +225,141 @@ class RecordIT {
         assertThatThrownBy(() -> dsl.transaction(tx -> {
             insertOrder(tx.dsl(), 11L);
             outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(10L, BigDecimal.ONE)).withId(domainEventId));
-        })).isInstanceOfSatisfying(DataAccessException.class, e -> assertThat(e.sqlState()).isEqualTo("23505"));
+        })).isInstanceOfSatisfying(DuplicateEventException.class, e -> assertThat(e.ids()).containsExactly(domainEventId))
+                .hasMessageContaining(domainEventId.toString());
 
         assertThat(eventCount()).isOne();
         assertThat(dsl.select(DSL.field("id")).from("orders").fetchSet(0, Long.class)).containsExactly(10L);
+    }
+
+    private static UUID recordedOwnId() {
+        UUID id = IdGenerator.uuidV7().next();
+        dsl.transaction(tx -> outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(1L, BigDecimal.ONE)).withId(id)));
+        return id;
+    }
+
+    private static Set<Long> orderIds() {
+        return dsl.select(DSL.field("id")).from("orders").fetchSet(0, Long.class);
+    }
+
+    @Test
+    void aDuplicateFromRecordLeavesTheTransactionUsable() {
+        UUID id = recordedOwnId();
+
+        dsl.transaction(tx -> {
+            insertOrder(tx.dsl(), 20L);
+            assertThatThrownBy(() -> outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(20L, BigDecimal.ONE)).withId(id)))
+                    .isInstanceOf(DuplicateEventException.class);
+            insertOrder(tx.dsl(), 21L);   // would fail with 25P02 in an aborted transaction
+        });
+
+        assertThat(orderIds()).containsExactlyInAnyOrder(20L, 21L);
+        assertThat(eventCount()).isOne();
+    }
+
+    @Test
+    void recordIfAbsentSkipsARecordedIdAndTheBusinessChangeStillCommits() {
+        UUID id = recordedOwnId();
+
+        boolean recorded = dsl.transactionResult(tx -> {
+            insertOrder(tx.dsl(), 30L);
+            return outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderPlaced(30L, BigDecimal.TEN)).withId(id));
+        });
+
+        assertThat(recorded).isFalse();
+        assertThat(orderIds()).containsExactly(30L);
+        assertThat(eventCount()).isOne();
+        assertThat(event(id).getPayload().data()).contains("\"orderId\": 1");
+    }
+
+    @Test
+    void recordIfAbsentRecordsANewId() {
+        UUID id = IdGenerator.uuidV7().next();
+
+        boolean recorded = dsl.transactionResult(tx -> outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderShipped(31L)).withId(id)));
+
+        assertThat(recorded).isTrue();
+        assertThat(event(id).getEventType()).isEqualTo("order.shipped");
+    }
+
+    @Test
+    void recordIfAbsentWaitsForAConcurrentWriterOfTheSameIdAndSkipsWhenItCommits() throws Exception {
+        UUID id = IdGenerator.uuidV7().next();
+        CountDownLatch firstWrote = new CountDownLatch(1);
+        CountDownLatch secondStarted = new CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Boolean> first = pool.submit(() -> dsl.transactionResult(tx -> {
+                boolean r = outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderShipped(32L)).withId(id));
+                firstWrote.countDown();
+                secondStarted.await();
+                Thread.sleep(200);   // the second call is now waiting on this transaction's row
+                return r;
+            }));
+            firstWrote.await();
+            boolean second = dsl.transactionResult(tx -> {
+                secondStarted.countDown();
+                return outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderShipped(33L)).withId(id));
+            });
+            assertThat(first.get()).isTrue();
+            assertThat(second).isFalse();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(eventCount()).isOne();
+        assertThat(event(id).getPayload().data()).contains("32");
+    }
+
+    @Test
+    void recordAllWritesNoneOfABatchWithRecordedIdsAndNamesThemAll() {
+        UUID a = recordedOwnId();
+        UUID b = recordedOwnId();
+        UUID fresh = IdGenerator.uuidV7().next();
+
+        dsl.transaction(tx -> {
+            insertOrder(tx.dsl(), 40L);
+            assertThatThrownBy(() -> outbox.recordAll(tx.dsl(), List.of(
+                    NewEvent.of(new OrderShipped(1L)).withId(a),
+                    NewEvent.of(new OrderShipped(2L)).withId(fresh),
+                    new OrderShipped(3L),
+                    NewEvent.of(new OrderShipped(4L)).withId(b))))
+                    .isInstanceOfSatisfying(DuplicateEventException.class, e -> assertThat(e.ids()).containsExactly(a, b))
+                    .hasMessageContaining("2 event ids are already recorded: " + a + ", " + b);
+        });
+
+        assertThat(orderIds()).containsExactly(40L);
+        assertThat(events(dsl).select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).fetchSet(OUTBOX_EVENTS.ID)).containsExactlyInAnyOrder(a, b);
+    }
+
+    @Test
+    void recordAllRefusesAnIdGivenTwiceBeforeWritingAnything() {
+        UUID id = IdGenerator.uuidV7().next();
+
+        assertThatThrownBy(() -> dsl.transaction(tx -> outbox.recordAll(tx.dsl(), List.of(
+                new OrderShipped(1L), NewEvent.of(new OrderShipped(2L)).withId(id), NewEvent.of(new OrderShipped(3L)).withId(id)))))
+                .isInstanceOfSatisfying(DuplicateEventException.class, e -> assertThat(e.ids()).containsExactly(id));
+        assertThatThrownBy(() -> dsl.transaction(tx -> outbox.recordAllIfAbsent(tx.dsl(), List.of(
+                NewEvent.of(new OrderShipped(2L)).withId(id), NewEvent.of(new OrderShipped(3L)).withId(id)))))
+                .isInstanceOf(DuplicateEventException.class);
+
+        assertThat(eventCount()).isZero();
+    }
+
+    @Test
+    void recordAllIfAbsentWritesTheNewEventsAndReturnsTheirIdsInOrder() {
+        UUID recorded = recordedOwnId();
+        UUID fresh = IdGenerator.uuidV7().next();
+
+        List<UUID> written = dsl.transactionResult(tx -> outbox.recordAllIfAbsent(tx.dsl(), List.of(
+                NewEvent.of(new OrderShipped(1L)).withId(fresh),
+                NewEvent.of(new OrderShipped(2L)).withId(recorded),
+                new OrderShipped(3L))));
+
+        assertThat(written).hasSize(2).startsWith(fresh).doesNotContain(recorded);
+        assertThat(eventCount()).isEqualTo(3);
+        List<UUID> again = dsl.transactionResult(tx -> outbox.recordAllIfAbsent(tx.dsl(), List.of(
+                NewEvent.of(new OrderShipped(1L)).withId(fresh), NewEvent.of(new OrderShipped(2L)).withId(recorded))));
+        assertThat(again).isEmpty();
     }
 
     @Test

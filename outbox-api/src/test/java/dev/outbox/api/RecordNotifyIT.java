@@ -116,6 +116,19 @@ class RecordNotifyIT {
     }
 
     @Test
+    void sendsNothingWhenRecordIfAbsentFindsTheIdRecorded() throws SQLException {
+        Outbox outbox = outbox();
+        java.util.UUID id = IdGenerator.uuidV7().next();
+        dsl.transaction(tx -> outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id)));
+        assertThat(awaitNotifications()).hasSize(1);
+
+        dsl.transaction(tx -> assertThat(outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id))).isFalse());
+        commitOne(outbox); // the fence
+
+        assertThat(awaitNotifications()).hasSize(1);
+    }
+
+    @Test
     void sendsNothingWhenNotificationsAreOff() throws SQLException {
         Outbox silent = Outbox.builder().tables(db.tables()).notifications(false).build();
         dsl.transaction(tx -> silent.record(tx.dsl(), new OrderPlaced(1L)));

@@ -3,7 +3,6 @@ package dev.outbox.faults;
 import dev.outbox.api.IdGenerator;
 import dev.outbox.api.NewEvent;
 import dev.outbox.api.Outbox;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -17,9 +16,9 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
 /**
- * Producer threads recording one event per transaction through {@link Outbox#record}, paced to
+ * Producer threads recording one event per transaction through {@link Outbox#recordIfAbsent}, paced to
  * {@code rate} events per second. Each event gets its id before its first try ({@link NewEvent#withId}),
- * so a retry after an error cannot mint a second event: a retry that finds the id taken learns that
+ * so a retry after an error cannot mint a second event: a retry that finds the id taken ({@code false}) learns that
  * the earlier commit went through although its client saw an error (an ambiguous commit).
  */
 final class Producers {
@@ -82,32 +81,18 @@ final class Producers {
             NewEvent event = NewEvent.of(payload).withId(ids.next());
             while (!stopped) {
                 try {
-                    dsl.transaction(tx -> outbox.record(tx.dsl(), event));
+                    boolean recorded = dsl.transactionResult(tx -> outbox.recordIfAbsent(tx.dsl(), event));
+                    if (!recorded) { // the id is taken: the earlier try committed
+                        ambiguousCommits.incrementAndGet();
+                    }
                     acknowledged.add(event.id());
                     break;
                 } catch (RuntimeException e) {
-                    if ("23505".equals(sqlState(e))) { // the id is taken: the earlier try committed
-                        ambiguousCommits.incrementAndGet();
-                        acknowledged.add(event.id());
-                        break;
-                    }
                     errors.incrementAndGet();
                     LockSupport.parkNanos(200_000_000L);
                 }
             }
         }
-    }
-
-    private static String sqlState(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql && sql.getSQLState() != null) {
-                return sql.getSQLState();
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return "";
     }
 
     Set<UUID> acknowledged() {

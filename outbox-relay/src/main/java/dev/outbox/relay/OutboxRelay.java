@@ -106,7 +106,7 @@ public final class OutboxRelay implements AutoCloseable {
                 runLoop();
             } catch (RuntimeException e) {
                 failure = e;
-                LoggerFactory.getLogger(OutboxRelay.class).error("relay loop ended: {}", e.getMessage());
+                LoggerFactory.getLogger(RelayLoggers.RELAY).error("relay loop ended: {}", e.getMessage());
             }
         }, "outbox-relay");
         thread = t;

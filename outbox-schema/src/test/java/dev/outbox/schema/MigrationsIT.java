@@ -66,6 +66,46 @@ class MigrationsIT {
     }
 
     @Test
+    void oursFirstInTheSameSchemaNeedsTheApplicationsFlywayToBaselineAtVersionZero() throws SQLException {
+        String schema = db.schema() + "_ours_first";
+        try {
+            assertThat(OutboxMigrations.migrate(db.dataSource(), OutboxTables.defaults().withSchema(schema)).migrationsExecuted).isEqualTo(1);
+
+            // Flyway's default refuses a schema that holds tables but not its own history table
+            assertThatThrownBy(() -> Flyway.configure().dataSource(db.dataSource())
+                    .schemas(schema).defaultSchema(schema).locations("classpath:db/app").load().migrate())
+                    .isInstanceOf(org.flywaydb.core.api.FlywayException.class)
+                    .hasMessageContaining("non-empty schema");
+
+            // baselineOnMigrate with baselineVersion 0 (the default, 1, would skip the application's own V1)
+            MigrateResult app = Flyway.configure().dataSource(db.dataSource())
+                    .schemas(schema).defaultSchema(schema).locations("classpath:db/app")
+                    .baselineOnMigrate(true).baselineVersion("0").load().migrate();
+            assertThat(app.migrationsExecuted).isEqualTo(2);
+            assertThat(tablesIn(schema)).contains("orders", "customers", "flyway_schema_history", "outbox_events", "outbox_flyway_history");
+        } finally {
+            dropSchema(schema);
+        }
+    }
+
+    @Test
+    void oursFirstInASchemaOfTheirOwnLeavesTheApplicationsFlywayAsItIs() throws SQLException {
+        String app = db.schema() + "_app_own";
+        OutboxTables tables = OutboxTables.defaults().withSchema(db.schema() + "_outbox_own");
+        try {
+            OutboxMigrations.migrate(db.dataSource(), tables);
+
+            MigrateResult result = Flyway.configure().dataSource(db.dataSource())
+                    .schemas(app).defaultSchema(app).locations("classpath:db/app").load().migrate();
+
+            assertThat(result.migrationsExecuted).isEqualTo(2);
+        } finally {
+            dropSchema(app);
+            dropSchema(tables.schema());
+        }
+    }
+
+    @Test
     void createsTheStatusEnumAndThePartialIndexes() throws SQLException {
         OutboxTables tables = OutboxTables.defaults().withSchema(db.schema() + "_idx");
         try {

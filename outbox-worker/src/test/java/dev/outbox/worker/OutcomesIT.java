@@ -162,6 +162,24 @@ class OutcomesIT {
     }
 
     @Test
+    void logsUnderThePublicLoggerNames() throws Exception {
+        OutboxWorker worker = start((event, context) -> {
+            throw new IllegalStateException("declined");
+        });
+        Sent sent = send(5, List.of());
+
+        awaitStatus(sent.deliveryId(), OutboxDeliveryStatus.failed);
+        worker.close();
+
+        // logback's %logger{36} prints names of up to 36 characters in full
+        await().atMost(Duration.ofSeconds(5)).until(() -> logs.lines("ERROR", " " + WorkerLoggers.JOBS + " ", sent.deliveryId()).size() == 1);
+        assertThat(logs.lines("INFO", " " + WorkerLoggers.BROKER + " ", "consuming queue " + queue)).hasSize(1);
+        assertThat(logs.lines("INFO", " " + WorkerLoggers.LIFECYCLE + " ", "closed")).isNotEmpty();
+        assertThat(logs.lines()).noneMatch(l -> l.contains(".internal."));
+        assertThat(List.of(WorkerLoggers.JOBS, WorkerLoggers.BROKER, WorkerLoggers.LIFECYCLE)).allMatch(n -> n.startsWith(WorkerLoggers.ALL + "."));
+    }
+
+    @Test
     void failsJobFailedAtOnceOnAnyOtherExceptionLoggingItsClassButNotItsMessage() throws Exception {
         OutboxWorker worker = start((event, context) -> {
             throw new IllegalStateException("card 4111-1111 declined");

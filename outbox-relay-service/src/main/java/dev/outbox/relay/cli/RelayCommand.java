@@ -11,6 +11,7 @@ import dev.outbox.relay.OutboxStatus;
 import dev.outbox.relay.PassResult;
 import dev.outbox.relay.QueueType;
 import dev.outbox.relay.RelayException;
+import dev.outbox.relay.RelayLoggers;
 import dev.outbox.relay.Routes;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -39,7 +40,7 @@ import picocli.CommandLine;
  * environment wins over the file. Exit codes: 0 done, 1 a fatal database or broker error, 2 a usage
  * or configuration error; every failure is one line on stderr.
  */
-@Command(name = "outbox-relay", mixinStandardHelpOptions = true, version = "outbox-relay 0.1.0",
+@Command(name = "outbox-relay", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = "Routes outbox events into deliveries and publishes them to RabbitMQ.",
         subcommands = {RelayCommand.RelayRun.class, RelayCommand.StatusRun.class, RelayCommand.MigrateRun.class,
             CommandLine.HelpCommand.class})
@@ -107,7 +108,7 @@ public final class RelayCommand implements Callable<Integer> {
             description = "Route, dispatch and publish, time out lost jobs: one pass, or until stopped with --loop.")
     static final class RelayRun implements Callable<Integer> {
 
-        private static final Logger log = LoggerFactory.getLogger(RelayRun.class);
+        private static final Logger log = LoggerFactory.getLogger(RelayLoggers.SERVICE);
 
         @ParentCommand
         RelayCommand parent;
@@ -327,6 +328,9 @@ public final class RelayCommand implements Callable<Integer> {
         defaultProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "error"); // outages are logged by the relay, once
         defaultProperty("org.slf4j.simpleLogger.log.org.flywaydb", "warn");
         defaultProperty("org.slf4j.simpleLogger.log.org.jooq", "warn");
+        // jOOQ's ASCII-art banner and tip of the day, printed at INFO when jOOQ first starts, even with org.jooq at INFO
+        defaultProperty("org.jooq.no-logo", "true");
+        defaultProperty("org.jooq.no-tips", "true");
     }
 
     private static void defaultProperty(String key, String value) {

@@ -1,5 +1,6 @@
 package dev.outbox.relay.cli;
 
+import dev.outbox.relay.RelayLoggers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
@@ -10,7 +11,7 @@ import sun.misc.Signal;
  */
 final class Signals {
 
-    private static final Logger log = LoggerFactory.getLogger(Signals.class);
+    private static final Logger log = LoggerFactory.getLogger(RelayLoggers.SERVICE);
 
     private Signals() {}
 

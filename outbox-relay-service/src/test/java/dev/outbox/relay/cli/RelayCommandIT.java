@@ -95,6 +95,17 @@ class RelayCommandIT {
         return new Run(code, out.toString(), err.toString());
     }
 
+    @Test
+    void printsTheVersionOfTheBuild() {
+        String built = System.getProperty("outbox.buildVersion");
+        assertThat(built).as("the build's project.version, passed by surefire").isNotBlank().doesNotContain("${");
+
+        Run run = run(Map.of(), "--version");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).isEqualTo("outbox-relay " + built + System.lineSeparator());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"0", "3601", "-1", "abc", "1.5", ""})
     void refusesASleepThatIsNotAWholeNumberFromOneTo3600(String sleep) {

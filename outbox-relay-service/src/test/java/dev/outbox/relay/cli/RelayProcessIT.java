@@ -70,9 +70,14 @@ class RelayProcessIT {
     record Exit(int code, List<String> stderr) {}
 
     private Exit runProcess(java.util.Map<String, String> env, String... args) throws Exception {
+        return runProcess(List.of(), env, args);
+    }
+
+    private Exit runProcess(List<String> jvmOptions, java.util.Map<String, String> env, String... args) throws Exception {
         Path stderr = dir.resolve("stderr-" + UUID.randomUUID() + ".log");
-        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), RelayCommand.class.getName()));
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), RelayCommand.class.getName()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(stderr.toFile()).redirectOutput(dir.resolve("stdout.log").toFile());
         pb.environment().putAll(env);
@@ -114,5 +119,15 @@ class RelayProcessIT {
 
         assertThat(exit.code()).isEqualTo(1);
         assertThat(exit.stderr()).containsExactly("outbox-relay: broker unreachable (AuthenticationFailureException)");
+    }
+
+    @Test
+    void printsNoJooqBannerOrTipEvenWithJooqsInfoLinesOn() throws Exception {
+        Exit exit = runProcess(List.of("-Dorg.slf4j.simpleLogger.log.org.jooq=info"), env(), "status");
+
+        assertThat(exit.code()).isZero();
+        assertThat(exit.stderr()).anyMatch(line -> line.contains("Database version is supported")); // jOOQ's INFO is on
+        assertThat(exit.stderr()).noneMatch(line -> line.contains("Thank you for using jOOQ") || line.contains("tip of the day")
+                || line.contains("@@@@"));
     }
 }

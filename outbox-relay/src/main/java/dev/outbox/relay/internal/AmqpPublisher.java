@@ -12,6 +12,7 @@ import dev.outbox.delivery.RetryPolicy;
 import dev.outbox.delivery.RouteKind;
 import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.QueueType;
+import dev.outbox.relay.RelayLoggers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  */
 final class AmqpPublisher implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(AmqpPublisher.class);
+    private static final Logger log = LoggerFactory.getLogger(RelayLoggers.BROKER);
     /** How long an exchange found to exist is trusted without asking the broker again. */
     private static final long EXCHANGE_CHECK_NANOS = Duration.ofSeconds(5).toNanos();
     /** How long a queue that could not be declared fails its dispatches at once before it is declared again. */

@@ -12,6 +12,7 @@ import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.PassResult;
 import dev.outbox.relay.RelayException;
 import dev.outbox.relay.JobRoute;
+import dev.outbox.relay.RelayLoggers;
 import dev.outbox.relay.Route;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -46,7 +47,7 @@ import org.slf4j.MDC;
  */
 public final class RelayEngine implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger("dev.outbox.relay.OutboxRelay");
+    private static final Logger log = LoggerFactory.getLogger(RelayLoggers.RELAY);
     /** The longest wait between two tries of a looping relay during an outage. */
     static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
@@ -57,6 +58,7 @@ public final class RelayEngine implements AutoCloseable {
     private final AmqpPublisher publisher;
     private final Wakeups wakeups;
     private final Set<String> jobQueues = new TreeSet<>();
+    private final UnroutedWarnings unroutedWarnings = new UnroutedWarnings();
     private boolean queuesDeclared;
 
     public RelayEngine(RelaySettings settings) {
@@ -98,8 +100,10 @@ public final class RelayEngine implements AutoCloseable {
                     tally.routed += routed.events();
                     tally.created += routed.deliveries();
                     for (String type : routed.unroutedTypes()) {
-                        if (tally.unrouted.add(type)) {
-                            log.warn("events of type {} have no route: they stay unrouted until a route for them is configured", type);
+                        if (tally.unrouted.add(type) && unroutedWarnings.due(type, settings.clock().instant())) {
+                            log.warn("events of type {} have no route: they stay unrouted until a route for them is configured"
+                                    + " (said again at most every {} min while they wait; status counts them)", type,
+                                    UnroutedWarnings.INTERVAL.toMinutes());
                         }
                     }
                     moreToRoute = routed.seen() == settings.routeBatchSize();

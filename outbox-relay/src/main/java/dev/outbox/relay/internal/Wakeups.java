@@ -1,6 +1,7 @@
 package dev.outbox.relay.internal;
 
 import dev.outbox.relay.ListenConnection;
+import dev.outbox.relay.RelayLoggers;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Wakeups implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(Wakeups.class);
+    private static final Logger log = LoggerFactory.getLogger(RelayLoggers.WAKEUPS);
     private static final long SLICE_MILLIS = 200;
     private static final Duration RELISTEN_FIRST = Duration.ofSeconds(1);
     private static final Duration RELISTEN_MAX = Duration.ofSeconds(30);

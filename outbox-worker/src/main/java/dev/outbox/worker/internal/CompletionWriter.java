@@ -3,6 +3,7 @@ package dev.outbox.worker.internal;
 import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.delivery.DeliveryLog;
 import dev.outbox.delivery.WorkerTransitions;
+import dev.outbox.worker.WorkerLoggers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -27,7 +28,7 @@ final class CompletionWriter implements AutoCloseable {
     /** How long a group waits for more completions after its first one (2 ms), then is written. */
     static final long LINGER_NANOS = 2_000_000L;
 
-    private static final Logger log = LoggerFactory.getLogger(CompletionWriter.class);
+    private static final Logger log = LoggerFactory.getLogger(WorkerLoggers.JOBS);
 
     /** A job that returned normally; {@code written} runs once its outcome is settled. */
     record Completed(WorkerTransitions.Dispatch dispatch, UUID eventId, Settlement settlement, Runnable written) {}

@@ -11,6 +11,7 @@ import dev.outbox.delivery.RetryOutcome;
 import dev.outbox.delivery.WorkerTransitions.Dispatch;
 import dev.outbox.delivery.WorkerTransitions;
 import dev.outbox.worker.RetryableOutboxException;
+import dev.outbox.worker.WorkerLoggers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,7 @@ import org.slf4j.MDC;
  */
 final class MessageProcessor {
 
-    private static final Logger log = LoggerFactory.getLogger(MessageProcessor.class);
+    private static final Logger log = LoggerFactory.getLogger(WorkerLoggers.JOBS);
 
     /** A message whose dispatch this worker is handling right now. */
     static final class Running {

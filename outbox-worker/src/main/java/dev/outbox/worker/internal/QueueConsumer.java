@@ -7,6 +7,7 @@ import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.ShutdownSignalException;
 import dev.outbox.worker.QueueSettings;
+import dev.outbox.worker.WorkerLoggers;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 final class QueueConsumer {
 
-    private static final Logger log = LoggerFactory.getLogger(QueueConsumer.class);
+    private static final Logger log = LoggerFactory.getLogger(WorkerLoggers.BROKER);
 
     static final int MAX_GROUP = 100;
     static final int MAX_AHEAD_MIN = 32;

@@ -1,5 +1,6 @@
 package dev.outbox.worker.internal;
 
+import dev.outbox.worker.WorkerLoggers;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -17,7 +18,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Settlement {
 
-    private static final Logger log = LoggerFactory.getLogger(Settlement.class);
+    private static final Logger log = LoggerFactory.getLogger(WorkerLoggers.BROKER);
 
     private final ChannelAcks acks;
     private final long deliveryTag;

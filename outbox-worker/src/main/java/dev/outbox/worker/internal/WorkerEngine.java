@@ -14,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
+import dev.outbox.worker.WorkerLoggers;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ import org.slf4j.LoggerFactory;
 /** The running parts of an {@code OutboxWorker}: the AMQP connection, one consumer per queue, the completion writer. */
 public final class WorkerEngine {
 
-    private static final Logger log = LoggerFactory.getLogger(WorkerEngine.class);
+    private static final Logger log = LoggerFactory.getLogger(WorkerLoggers.LIFECYCLE);
 
     /** What the builder collected and checked. */
     public record Settings(DSLContext dsl, ConnectionFactory connectionFactory, OutboxTables tables, EventSerializer serializer,

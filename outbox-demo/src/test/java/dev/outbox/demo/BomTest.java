@@ -1,0 +1,70 @@
+package dev.outbox.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.w3c.dom.NodeList;
+
+/**
+ * outbox-bom is what applications import: our published artifacts at the reactor's version, no
+ * parent (whose dependencyManagement an import would bring along), no other library; the README
+ * tells users to import it.
+ */
+class BomTest {
+
+    static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    static final List<String> PUBLISHED = List.of("outbox-flyway", "outbox-schema", "outbox-api", "outbox-delivery", "outbox-relay",
+            "outbox-relay-service", "outbox-worker");
+
+    private static Document pom(String path) throws Exception {
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+        return f.newDocumentBuilder().parse(ROOT.resolve(path).toFile());
+    }
+
+    private static String child(Element e, String name) {
+        for (Node n = e.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n instanceof Element c && c.getTagName().equals(name)) {
+                return c.getTextContent().trim();
+            }
+        }
+        return "";
+    }
+
+    @Test
+    void managesExactlyOurPublishedArtifactsAtTheReactorsVersionAndHasNoParent() throws Exception {
+        Document bom = pom("outbox-bom/pom.xml");
+        Element project = bom.getDocumentElement();
+
+        assertThat(project.getElementsByTagName("parent").getLength()).as("a parent's dependencyManagement would leak").isZero();
+        assertThat(child(project, "version")).isEqualTo(child(pom("pom.xml").getDocumentElement(), "version"));
+        NodeList deps = project.getElementsByTagName("dependency");
+        List<String> managed = new ArrayList<>();
+        for (int i = 0; i < deps.getLength(); i++) {
+            Element d = (Element) deps.item(i);
+            assertThat(child(d, "groupId")).isEqualTo("dev.outbox");
+            assertThat(child(d, "version")).isEqualTo("${project.version}");
+            assertThat(child(d, "scope")).as("no import of another BOM").isEmpty();
+            managed.add(child(d, "artifactId"));
+        }
+        assertThat(managed).containsExactlyInAnyOrderElementsOf(PUBLISHED);
+        for (String artifact : PUBLISHED) {
+            assertThat(ROOT.resolve(artifact).resolve("pom.xml")).exists();
+        }
+    }
+
+    @Test
+    void theReadmeImportsTheBomAndNotTheParent() throws Exception {
+        String readme = Files.readString(ROOT.resolve("README.md"));
+
+        assertThat(readme).contains("<artifactId>outbox-bom</artifactId>").doesNotContain("<artifactId>outbox-parent</artifactId>");
+    }
+}
