@@ -20,15 +20,15 @@ import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
 /** Rows written straight into the outbox tables, valid for their checks, for the admin's tests. */
-final class AdminFixture {
+public final class AdminFixture {
 
-    final DSLContext mapped;
+    public final DSLContext mapped;
 
-    AdminFixture(DataSource dataSource, OutboxTables tables) {
+    public AdminFixture(DataSource dataSource, OutboxTables tables) {
         this.mapped = OutboxDsl.mapped(DSL.using(dataSource, SQLDialect.POSTGRES), tables);
     }
 
-    UUID event(String type, String payload, Instant createdAt, boolean routed) {
+    public UUID event(String type, String payload, Instant createdAt, boolean routed) {
         UUID id = UUID.randomUUID();
         OffsetDateTime at = createdAt.atOffset(ZoneOffset.UTC);
         mapped.insertInto(OUTBOX_EVENTS).set(OUTBOX_EVENTS.ID, id).set(OUTBOX_EVENTS.EVENT_TYPE, type)
@@ -38,7 +38,7 @@ final class AdminFixture {
     }
 
     /** A delivery of {@code eventId} in {@code status}; {@code at} is its failure, completion or dispatch time. */
-    UUID delivery(UUID eventId, OutboxDeliveryStatus status, String jobType, String queue, @Nullable String exchange,
+    public UUID delivery(UUID eventId, OutboxDeliveryStatus status, String jobType, String queue, @Nullable String exchange,
             @Nullable String reason, Instant at) {
         UUID id = UUID.randomUUID();
         OffsetDateTime t = at.atOffset(ZoneOffset.UTC);
@@ -79,29 +79,29 @@ final class AdminFixture {
         return id;
     }
 
-    UUID failed(String eventType, String jobType, String queue, String reason, Instant failedAt) {
+    public UUID failed(String eventType, String jobType, String queue, String reason, Instant failedAt) {
         return delivery(event(eventType, "{\"secret\":\"s3cr3t\"}", failedAt.minusSeconds(120), true),
                 OutboxDeliveryStatus.failed, jobType, queue, null, reason, failedAt);
     }
 
-    @Nullable OutboxDeliveriesRecord row(UUID id) {
+    public @Nullable OutboxDeliveriesRecord row(UUID id) {
         return mapped.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(id)).fetchOne();
     }
 
-    @Nullable OutboxDeliveryStatus status(UUID id) {
+    public @Nullable OutboxDeliveryStatus status(UUID id) {
         OutboxDeliveriesRecord r = row(id);
         return r == null ? null : r.getStatus();
     }
 
-    boolean eventExists(UUID id) {
+    public boolean eventExists(UUID id) {
         return mapped.fetchExists(OUTBOX_EVENTS, OUTBOX_EVENTS.ID.eq(id));
     }
 
-    int deliveries() {
+    public int deliveries() {
         return mapped.fetchCount(OUTBOX_DELIVERIES);
     }
 
-    int events() {
+    public int events() {
         return mapped.fetchCount(OUTBOX_EVENTS);
     }
 }
