@@ -224,14 +224,18 @@ public final class Bench {
         }
     }
 
+    /** P1's offered load: 4 producers, one event per transaction, this many events per second in all. */
+    static final int PURGE_LOAD_RATE = 250;
+
     /**
-     * P1: retention beside S2's load. Seeds {@code purgeRows} completed deliveries (and their events)
+     * P1: retention beside S2's producers at a fixed offered rate ({@value #PURGE_LOAD_RATE}/s, so that
+     * every phase offers the same load). Seeds {@code purgeRows} completed deliveries (and their events)
      * ten days old; runs the 4 producers, the relay and the worker for {@code liveSeconds} without a
-     * purge, then again while {@code OutboxAdmin.purge} (completed older than 1 day, batches of 1,000)
-     * deletes the seeded rows, until it is done. Reports the purge's rows/s, the longest producer
-     * transaction (record + commit: it bounds any lock wait a producer saw) and commit→completed of
-     * the events recorded in each phase. Then checks that every live delivery was completed and only
-     * the seeded rows are gone.
+     * purge, then while {@code OutboxAdmin.purge} (completed older than 1 day, batches of 1,000)
+     * deletes the seeded rows, then {@code liveSeconds} without a purge again. Reports the purge's
+     * rows/s, the longest producer transaction of each phase (record + commit: it bounds any lock wait
+     * a producer saw) and commit→completed of the events recorded in each phase. Checks that every
+     * live delivery was completed and exactly the seeded rows are gone.
      */
     private void purgeBesideLiveProducers() throws Exception {
         try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
@@ -239,10 +243,9 @@ public final class Bench {
             long seedStart = System.nanoTime();
             schema.seedCompleted(scale.purgeRows);
             System.out.printf("P1: seeded %,d completed deliveries in %.1f s%n", scale.purgeRows, (System.nanoTime() - seedStart) / 1e9);
-            java.time.Instant quietFrom = java.time.Instant.now();
-            java.util.concurrent.atomic.LongAccumulator longestQuiet = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
-            long quiet = produce(schema, 4, scale.liveSeconds, 0, longestQuiet);
-            awaitCompleted(schema, scale.purgeRows + quiet, Duration.ofMinutes(5));
+            java.time.Instant beforeFrom = java.time.Instant.now();
+            java.util.concurrent.atomic.LongAccumulator longestBefore = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+            long before = produce(schema, 4, scale.liveSeconds, PURGE_LOAD_RATE, longestBefore);
             java.time.Instant purgeFrom = java.time.Instant.now();
             dev.outbox.admin.OutboxAdmin admin = dev.outbox.admin.OutboxAdmin.of(schema.dataSource, schema.tables);
             ExecutorService purger = Executors.newSingleThreadExecutor();
@@ -251,28 +254,36 @@ public final class Bench {
             java.util.concurrent.atomic.LongAccumulator longestPurging = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
             long purging = 0;
             do {
-                purging += produce(schema, 4, 5, 0, longestPurging);
+                purging += produce(schema, 4, 2, PURGE_LOAD_RATE, longestPurging);
             } while (!purge.isDone());
             java.time.Instant purgeTo = java.time.Instant.now();
             dev.outbox.admin.PurgeResult result = purge.get();
             purger.shutdown();
-            awaitCompleted(schema, quiet + purging, Duration.ofMinutes(5));
+            java.util.concurrent.atomic.LongAccumulator longestAfter = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+            long after = produce(schema, 4, scale.liveSeconds, PURGE_LOAD_RATE, longestAfter);
+            java.time.Instant afterTo = java.time.Instant.now();
+            long live = before + purging + after;
+            awaitCompleted(schema, live, Duration.ofMinutes(5));
             long left = schema.dsl().fetchCount(OUTBOX_DELIVERIES);
-            if (result.completed() != scale.purgeRows || left != quiet + purging) {
-                throw new IllegalStateException("P1: purged " + result.completed() + " of " + scale.purgeRows + " seeded deliveries, "
-                        + left + " deliveries left for " + (quiet + purging) + " live events");
+            if (result.completed() != scale.purgeRows || result.events() != scale.purgeRows || left != live) {
+                throw new IllegalStateException("P1: purged " + result.completed() + " deliveries and " + result.events() + " events of "
+                        + scale.purgeRows + " seeded, " + left + " deliveries left for " + live + " live events");
             }
             double seconds = result.took().toNanos() / 1e9;
             put("P1", "purge rows/s (deliveries + events)", result.total() / seconds);
             put("P1", "purge s for " + scale.purgeRows + " deliveries and their events", seconds);
-            put("P1", "longest producer transaction ms, no purge", longestQuiet.get() / 1e6);
-            put("P1", "longest producer transaction ms, during purge", longestPurging.get() / 1e6);
-            put("P1", "events/s, no purge", quiet / (double) scale.liveSeconds);
-            put("P1", "events/s, during purge", purging / Duration.between(purgeFrom, purgeTo).toNanos() * 1e9);
-            latencyColumns("P1", "no purge: commit→completed", Stats.sorted(schema.completionLatenciesMicros(quietFrom, purgeFrom)));
-            latencyColumns("P1", "during purge: commit→completed", Stats.sorted(schema.completionLatenciesMicros(purgeFrom, purgeTo)));
+            put("P1", "events/s offered", PURGE_LOAD_RATE);
+            put("P1", "events/s recorded, before the purge", before / (double) Duration.between(beforeFrom, purgeFrom).toMillis() * 1000);
+            put("P1", "events/s recorded, during the purge", purging / (double) Duration.between(purgeFrom, purgeTo).toMillis() * 1000);
+            put("P1", "events/s recorded, after the purge", after / (double) Duration.between(purgeTo, afterTo).toMillis() * 1000);
+            put("P1", "longest producer transaction ms, before the purge", longestBefore.get() / 1e6);
+            put("P1", "longest producer transaction ms, during the purge", longestPurging.get() / 1e6);
+            put("P1", "longest producer transaction ms, after the purge", longestAfter.get() / 1e6);
+            latencyColumns("P1", "before the purge: commit→completed", Stats.sorted(schema.completionLatenciesMicros(beforeFrom, purgeFrom)));
+            latencyColumns("P1", "during the purge: commit→completed", Stats.sorted(schema.completionLatenciesMicros(purgeFrom, purgeTo)));
+            latencyColumns("P1", "after the purge: commit→completed", Stats.sorted(schema.completionLatenciesMicros(purgeTo, afterTo)));
             p.sample();
-            p.report("P1", quiet + purging);
+            p.report("P1", live);
         }
     }
 
