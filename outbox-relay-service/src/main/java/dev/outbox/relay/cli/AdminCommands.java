@@ -254,6 +254,8 @@ final class AdminCommands {
             if (payload) {
                 out().println("payload");
                 out().println(d.payload());
+            } else {
+                out().println(String.format(Locale.ROOT, "%-22s %s", "payload", "(not shown: --payload prints it)"));
             }
             return 0;
         }
@@ -303,7 +305,9 @@ final class AdminCommands {
                 return 0;
             }
             String events = eventsNoun() ? " and " + result.events() + " event(s) left without deliveries" : "";
-            if (result.dryRun()) {
+            if (result.deliveries() == 0 && result.events() == 0) {
+                out().println(result.dryRun() ? "dry run: nothing would be " + past() : "nothing " + past());
+            } else if (result.dryRun()) {
                 out().println("dry run: would " + verb() + " " + result.deliveries() + " failed delivery(ies)" + events + "; nothing changed");
             } else {
                 out().println(past() + " " + result.deliveries() + " failed delivery(ies)" + events);
@@ -312,9 +316,6 @@ final class AdminCommands {
                 out().println(s.state().equals("absent")
                         ? "left alone: " + s.id() + " does not exist"
                         : "left alone: " + s.id() + " is " + s.state() + (s.state().equals("failed") ? " but does not match the filter" : ", not failed"));
-            }
-            if (result.deliveries() == 0) {
-                out().println("nothing " + (result.dryRun() ? "would be " : "") + past());
             }
             return 0;
         }
