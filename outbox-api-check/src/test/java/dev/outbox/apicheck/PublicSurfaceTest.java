@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class PublicSurfaceTest {
 
     /** The exported packages of the jars applications use (docs/api.md). */
-    static final List<String> EXPORTED = List.of("dev.outbox.api", "dev.outbox.flyway", "dev.outbox.relay", "dev.outbox.worker");
+    static final List<String> EXPORTED = List.of("dev.outbox.api", "dev.outbox.flyway", "dev.outbox.relay", "dev.outbox.worker", "dev.outbox.admin");
 
     private static final Path BASELINE = Path.of(System.getProperty("api.baseline", "../docs/api-baseline.txt")).toAbsolutePath().normalize();
     private static final String UPDATE = "./mvnw -B verify -pl outbox-api-check -am -Dapi.baseline.update=true"

@@ -47,6 +47,7 @@ import org.jooq.impl.DSL;
  *
  * <pre>
  * java -jar outbox-bench/target/outbox-bench.jar [--runs 3] [--scenarios S1,S2,S3,S4,S5,CEIL] [--smoke]
+ * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios P1     # retention beside S2's load, not a default
  * </pre>
  */
 public final class Bench {
@@ -68,9 +69,9 @@ public final class Bench {
 
     /** The numbers of one benchmark size. */
     record Scale(int backlog, int liveSeconds, int fixedRate, int fixedSeconds, int recordSeconds, int ceilingSeconds,
-            int ceilingMessages, int producerSeconds) {
-        static final Scale FULL = new Scale(100_000, 30, 1_000, 60, 10, 10, 100_000, 15);
-        static final Scale SMOKE = new Scale(500, 2, 100, 2, 1, 1, 1_000, 1);
+            int ceilingMessages, int producerSeconds, int purgeRows) {
+        static final Scale FULL = new Scale(100_000, 30, 1_000, 60, 10, 10, 100_000, 15, 1_000_000);
+        static final Scale SMOKE = new Scale(500, 2, 100, 2, 1, 1, 1_000, 1, 2_000);
     }
 
     /** The default scenarios: each reference beside the scenarios measured against it, so that drift hits both. */
@@ -142,6 +143,7 @@ public final class Bench {
             case "REF-S1" -> referenceBacklogDrain();
             case "REF-S2" -> referenceLiveProducers();
             case "REF-R1" -> referenceRecording();
+            case "P1" -> purgeBesideLiveProducers();
             default -> throw new IllegalArgumentException("unknown scenario " + scenario);
         }
     }
@@ -224,6 +226,69 @@ public final class Bench {
                     verifyNoEventLost(schema, recorded);
                 }
             }
+        }
+    }
+
+    /** P1's offered load: 4 producers, one event per transaction, this many events per second in all. */
+    static final int PURGE_LOAD_RATE = 250;
+
+    /**
+     * P1: retention beside S2's producers at a fixed offered rate ({@value #PURGE_LOAD_RATE}/s, so that
+     * every phase offers the same load). Seeds {@code purgeRows} completed deliveries (and their events)
+     * ten days old; runs the 4 producers, the relay and the worker for {@code liveSeconds} without a
+     * purge, then while {@code OutboxAdmin.purge} (completed older than 1 day, batches of 1,000)
+     * deletes the seeded rows, then {@code liveSeconds} without a purge again. Reports the purge's
+     * rows/s, the longest producer transaction of each phase (record + commit: it bounds any lock wait
+     * a producer saw) and commit→completed of the events recorded in each phase. Checks that every
+     * live delivery was completed and exactly the seeded rows are gone.
+     */
+    private void purgeBesideLiveProducers() throws Exception {
+        try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
+                Processes p = Processes.start(this, schema, topology, false)) {
+            long seedStart = System.nanoTime();
+            schema.seedCompleted(scale.purgeRows);
+            System.out.printf("P1: seeded %,d completed deliveries in %.1f s%n", scale.purgeRows, (System.nanoTime() - seedStart) / 1e9);
+            java.time.Instant beforeFrom = java.time.Instant.now();
+            java.util.concurrent.atomic.LongAccumulator longestBefore = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+            long before = produce(schema, 4, scale.liveSeconds, PURGE_LOAD_RATE, longestBefore);
+            java.time.Instant purgeFrom = java.time.Instant.now();
+            dev.outbox.admin.OutboxAdmin admin = dev.outbox.admin.OutboxAdmin.of(schema.dataSource, schema.tables);
+            ExecutorService purger = Executors.newSingleThreadExecutor();
+            Future<dev.outbox.admin.PurgeResult> purge = purger.submit(() ->
+                    admin.purge(dev.outbox.admin.Retention.of().completed(Duration.ofDays(1)), false));
+            java.util.concurrent.atomic.LongAccumulator longestPurging = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+            long purging = 0;
+            do {
+                purging += produce(schema, 4, 2, PURGE_LOAD_RATE, longestPurging);
+            } while (!purge.isDone());
+            java.time.Instant purgeTo = java.time.Instant.now();
+            dev.outbox.admin.PurgeResult result = purge.get();
+            purger.shutdown();
+            java.util.concurrent.atomic.LongAccumulator longestAfter = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+            long after = produce(schema, 4, scale.liveSeconds, PURGE_LOAD_RATE, longestAfter);
+            java.time.Instant afterTo = java.time.Instant.now();
+            long live = before + purging + after;
+            awaitCompleted(schema, live, Duration.ofMinutes(5));
+            long left = schema.dsl().fetchCount(OUTBOX_DELIVERIES);
+            if (result.completed() != scale.purgeRows || result.events() != scale.purgeRows || left != live) {
+                throw new IllegalStateException("P1: purged " + result.completed() + " deliveries and " + result.events() + " events of "
+                        + scale.purgeRows + " seeded, " + left + " deliveries left for " + live + " live events");
+            }
+            double seconds = result.took().toNanos() / 1e9;
+            put("P1", "purge rows/s (deliveries + events)", result.total() / seconds);
+            put("P1", "purge s for " + scale.purgeRows + " deliveries and their events", seconds);
+            put("P1", "events/s offered", PURGE_LOAD_RATE);
+            put("P1", "events/s recorded, before the purge", before / (double) Duration.between(beforeFrom, purgeFrom).toMillis() * 1000);
+            put("P1", "events/s recorded, during the purge", purging / (double) Duration.between(purgeFrom, purgeTo).toMillis() * 1000);
+            put("P1", "events/s recorded, after the purge", after / (double) Duration.between(purgeTo, afterTo).toMillis() * 1000);
+            put("P1", "longest producer transaction ms, before the purge", longestBefore.get() / 1e6);
+            put("P1", "longest producer transaction ms, during the purge", longestPurging.get() / 1e6);
+            put("P1", "longest producer transaction ms, after the purge", longestAfter.get() / 1e6);
+            latencyColumns("P1", "before the purge: commit→completed", Stats.sorted(schema.completionLatenciesMicros(beforeFrom, purgeFrom)));
+            latencyColumns("P1", "during the purge: commit→completed", Stats.sorted(schema.completionLatenciesMicros(purgeFrom, purgeTo)));
+            latencyColumns("P1", "after the purge: commit→completed", Stats.sorted(schema.completionLatenciesMicros(purgeTo, afterTo)));
+            p.sample();
+            p.report("P1", live);
         }
     }
 
@@ -350,6 +415,12 @@ public final class Bench {
 
     /** {@code threads} producers for {@code seconds}, one event per transaction; {@code rate} 0 = as fast as they can. */
     private long produce(Schema schema, int threads, int seconds, int rate) throws Exception {
+        return produce(schema, threads, seconds, rate, null);
+    }
+
+    /** With {@code longest}, also the longest producer transaction (record and commit), in nanoseconds. */
+    private long produce(Schema schema, int threads, int seconds, int rate,
+            java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest) throws Exception {
         Outbox outbox = Outbox.builder().tables(schema.tables).build();
         AtomicLong recorded = new AtomicLong();
         long start = System.nanoTime();
@@ -375,7 +446,11 @@ public final class Bench {
                         }
                     }
                     BenchEvent event = BenchEvent.next(seq);
+                    long txStart = System.nanoTime();
                     dsl.transaction(tx -> outbox.record(tx.dsl(), event));
+                    if (longest != null) {
+                        longest.accumulate(System.nanoTime() - txStart);
+                    }
                     seq += threads;
                     n++;
                     recorded.incrementAndGet();
@@ -587,6 +662,33 @@ public final class Bench {
                                     .minus(DSL.extract(DSL.min(OUTBOX_DELIVERIES.CREATED_AT), org.jooq.DatePart.EPOCH))).cast(Double.class))
                     .from(OUTBOX_DELIVERIES).fetchOne();
             return r.value1() / r.value2();
+        }
+
+        /** Commit→completed of the events recorded in [from, to). */
+        long[] completionLatenciesMicros(java.time.Instant from, java.time.Instant to) {
+            return dsl().select(DSL.extract(OUTBOX_DELIVERIES.COMPLETED_AT, org.jooq.DatePart.EPOCH)
+                            .minus(DSL.extract(OUTBOX_EVENTS.CREATED_AT, org.jooq.DatePart.EPOCH)).mul(1_000_000).cast(Long.class))
+                    .from(OUTBOX_DELIVERIES).join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
+                    .where(OUTBOX_EVENTS.CREATED_AT.ge(from.atOffset(java.time.ZoneOffset.UTC)))
+                    .and(OUTBOX_EVENTS.CREATED_AT.lt(to.atOffset(java.time.ZoneOffset.UTC)))
+                    .fetch().stream().mapToLong(r -> r.value1()).toArray();
+        }
+
+        /** {@code rows} routed events with one completed delivery each, ten days old, one millisecond apart; then VACUUM ANALYZE. */
+        void seedCompleted(int rows) {
+            try (java.sql.Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+                s.execute("WITH e AS (INSERT INTO " + name + ".outbox_events (id, event_type, payload, created_at, routed_at)"
+                        + " SELECT gen_random_uuid(), 'bench.seeded', '{}'::jsonb, t, t FROM (SELECT now() - interval '10 days'"
+                        + " + g * interval '1 millisecond' AS t FROM generate_series(1, " + rows + ") g) times RETURNING id, created_at)"
+                        + " INSERT INTO " + name + ".outbox_deliveries (id, event_id, job_type, queue_name, retry_delays_seconds,"
+                        + " delivery_timeout_seconds, status, attempts, dispatch_id, available_at, dispatched_at, completed_at, created_at,"
+                        + " updated_at) SELECT gen_random_uuid(), id, 'seeded', 'seeded', '{}', 60, 'completed', 1, gen_random_uuid(),"
+                        + " created_at, created_at, created_at, created_at, created_at FROM e");
+                s.execute("VACUUM ANALYZE " + name + ".outbox_events");
+                s.execute("VACUUM ANALYZE " + name + ".outbox_deliveries");
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
         }
 
         long[] completionLatenciesMicros() {

@@ -27,7 +27,7 @@ class MigrationsIT {
         OutboxTables tables = OutboxTables.defaults().withSchema(db.schema() + "_standalone");
         try {
             MigrateResult first = OutboxMigrations.migrate(db.dataSource(), tables);
-            assertThat(first.migrationsExecuted).isEqualTo(1);
+            assertThat(first.migrationsExecuted).isEqualTo(2);
             assertThat(tablesIn(tables.schema())).contains("outbox_events", "outbox_deliveries", "outbox_flyway_history");
 
             MigrateResult second = OutboxMigrations.migrate(db.dataSource(), tables);
@@ -48,7 +48,7 @@ class MigrationsIT {
 
             // ours, in the same schema, with a history table of their own: version 1 again, no clash
             MigrateResult outbox = OutboxMigrations.migrate(db.dataSource(), OutboxTables.defaults().withSchema(schema));
-            assertThat(outbox.migrationsExecuted).isEqualTo(1);
+            assertThat(outbox.migrationsExecuted).isEqualTo(2);
             MigrateResult inbox = OutboxMigrations.migrateInbox(db.dataSource(), OutboxTables.defaults().withSchema(schema));
             assertThat(inbox.migrationsExecuted).isEqualTo(1);
 
@@ -121,6 +121,8 @@ class MigrationsIT {
             assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_events_unrouted_idx").contains("WHERE (routed_at IS NULL)"));
             assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_deliveries_ready_idx").contains("WHERE (status = 'pending'"));
             assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_deliveries_timeout_idx").contains("WHERE (status = 'dispatched'"));
+            assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_deliveries_completed_idx").contains("(completed_at)")
+                    .contains("WHERE (status = 'completed'"));
             try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder) FROM pg_enum e"
                             + " JOIN pg_type t ON t.oid = e.enumtypid JOIN pg_namespace n ON n.oid = t.typnamespace"
@@ -139,7 +141,7 @@ class MigrationsIT {
         OutboxTables a = new OutboxTables(schema, "ev_a", "del_a", "in_a");
         OutboxTables b = new OutboxTables(schema, "ev_b", "del_b", "in_b");
         try {
-            assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).isEqualTo(1);
+            assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).isEqualTo(2);
 
             assertThatThrownBy(() -> OutboxMigrations.migrate(db.dataSource(), b))
                     .isInstanceOf(IllegalStateException.class)
@@ -176,8 +178,8 @@ class MigrationsIT {
         OutboxTables a = new OutboxTables(db.schema() + "_set_a", "ev_a", "del_a", "in_a");
         OutboxTables b = new OutboxTables(db.schema() + "_set_b", "ev_b", "del_b", "in_b");
         try {
-            assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).isEqualTo(1);
-            assertThat(OutboxMigrations.migrate(db.dataSource(), b).migrationsExecuted).isEqualTo(1);
+            assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).isEqualTo(2);
+            assertThat(OutboxMigrations.migrate(db.dataSource(), b).migrationsExecuted).isEqualTo(2);
 
             assertThat(tablesIn(a.schema())).contains("ev_a", "del_a");
             assertThat(tablesIn(b.schema())).contains("ev_b", "del_b");

@@ -3,6 +3,7 @@ package dev.outbox.relay.cli;
 import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.admin.Retention;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.DatabaseUnavailableException;
@@ -35,7 +36,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
 /**
- * The relay service: {@code java -jar outbox-relay.jar relay|status|migrate}. Settings come from
+ * The relay service: {@code java -jar outbox-relay.jar relay|status|migrate|failed|purge}. Settings come from
  * {@code OUTBOX_*} environment variables and an optional properties file ({@code --config}); the
  * environment wins over the file. Exit codes: 0 done, 1 a fatal database or broker error, 2 a usage
  * or configuration error; every failure is one line on stderr.
@@ -43,7 +44,7 @@ import picocli.CommandLine;
 @Command(name = "outbox-relay", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = "Routes outbox events into deliveries and publishes them to RabbitMQ.",
         subcommands = {RelayCommand.RelayRun.class, RelayCommand.StatusRun.class, RelayCommand.MigrateRun.class,
-            CommandLine.HelpCommand.class})
+            AdminCommands.FailedRun.class, AdminCommands.PurgeRun.class, CommandLine.HelpCommand.class})
 public final class RelayCommand implements Callable<Integer> {
 
     static final int FATAL = 1;
@@ -96,7 +97,7 @@ public final class RelayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: relay, status or migrate");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: relay, status, migrate, failed or purge");
     }
 
     ServiceSettings settings() {
@@ -142,6 +143,10 @@ public final class RelayCommand implements Callable<Integer> {
             Duration confirmTimeout = Duration.ofSeconds(s.confirmTimeoutSeconds());
             int maxInFlight = s.maxInFlight();
             Duration wakeupLinger = s.wakeupLinger();
+            if (loop) {
+                s.retention(); // a bad OUTBOX_RETENTION_* setting is refused before anything starts
+                s.retentionInterval();
+            }
             // a looping relay may start before the database is up: it waits for it as for any outage
             try (HikariDataSource dataSource = dataSource(s, jdbcUrl, false, loop)) {
                 try {
@@ -175,7 +180,14 @@ public final class RelayCommand implements Callable<Integer> {
                         return 0;
                     }
                     Signals.onTermination(relay::stop);
-                    relay.runLoop();
+                    Retention retention = s.retention();
+                    if (retention == null) {
+                        relay.runLoop();
+                        return 0;
+                    }
+                    try (RetentionLoop purging = RetentionLoop.start(s, retention, s.retentionInterval())) {
+                        relay.runLoop();
+                    }
                     return 0;
                 }
             }
@@ -193,6 +205,9 @@ public final class RelayCommand implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
+        @Option(names = "--json", description = "One JSON object instead of the tables.")
+        boolean json;
+
         @Override
         public Integer call() {
             ServiceSettings s = parent.settings();
@@ -205,7 +220,11 @@ public final class RelayCommand implements Callable<Integer> {
                 } catch (org.jooq.exception.DataAccessException e) {
                     throw new RelayException("database error (" + describe(e) + ")", e);
                 }
-                spec.commandLine().getOut().print(status.toTable());
+                if (json) {
+                    AdminCommands.json(spec.commandLine().getOut(), StatusJson.of(status));
+                } else {
+                    spec.commandLine().getOut().print(status.toTable());
+                }
                 spec.commandLine().getOut().flush();
                 return 0;
             }
@@ -246,8 +265,17 @@ public final class RelayCommand implements Callable<Integer> {
         return dataSource(s, jdbcUrl, readOnly, false);
     }
 
+    /** The pool of the operator commands and of retention: two connections (one holds retention's advisory lock). */
+    static HikariDataSource adminDataSource(ServiceSettings s) {
+        return pool(s, s.jdbcUrl(), "outbox-admin", 2, false, false);
+    }
+
     /** With {@code lazy}, the pool is created even while the database is down (it connects when asked). */
     static HikariDataSource dataSource(ServiceSettings s, String jdbcUrl, boolean readOnly, boolean lazy) {
+        return pool(s, jdbcUrl, readOnly ? "outbox-status" : "outbox-relay", readOnly ? 1 : 4, readOnly, lazy);
+    }
+
+    static HikariDataSource pool(ServiceSettings s, String jdbcUrl, String name, int size, boolean readOnly, boolean lazy) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         if (s.jdbcUser() != null) {
@@ -256,8 +284,8 @@ public final class RelayCommand implements Callable<Integer> {
         if (s.jdbcPassword() != null) {
             config.setPassword(s.jdbcPassword());
         }
-        config.setPoolName(readOnly ? "outbox-status" : "outbox-relay");
-        config.setMaximumPoolSize(readOnly ? 1 : 4);
+        config.setPoolName(name);
+        config.setMaximumPoolSize(size);
         config.setMinimumIdle(1);
         config.setReadOnly(readOnly);
         config.setConnectionTimeout(10_000);
@@ -310,6 +338,7 @@ public final class RelayCommand implements Callable<Integer> {
             case "28P01", "28000" -> ": the login was refused, check OUTBOX_JDBC_USER and OUTBOX_JDBC_PASSWORD";
             case "3D000" -> ": the database named in OUTBOX_JDBC_URL does not exist";
             case "42501" -> ": the database user lacks a privilege (on the schema or the outbox tables)";
+            case "42P01" -> ": the outbox tables are missing in OUTBOX_SCHEMA (run migrate, or check the table settings)";
             default -> "";
         };
     }

@@ -1,6 +1,7 @@
 package dev.outbox.relay.cli;
 
 import com.rabbitmq.client.ConnectionFactory;
+import dev.outbox.admin.Retention;
 import dev.outbox.api.NotifyChannels;
 import dev.outbox.api.Outbox;
 import dev.outbox.delivery.amqp.AmqpAddress;
@@ -52,10 +53,15 @@ final class ServiceSettings {
     static final String CONFIRM_TIMEOUT_SECONDS = "OUTBOX_CONFIRM_TIMEOUT_SECONDS";
     static final String MAX_IN_FLIGHT = "OUTBOX_MAX_IN_FLIGHT";
     static final String WAKEUP_LINGER_MILLIS = "OUTBOX_WAKEUP_LINGER_MILLIS";
+    static final String RETENTION_COMPLETED = "OUTBOX_RETENTION_COMPLETED";
+    static final String RETENTION_FAILED = "OUTBOX_RETENTION_FAILED";
+    static final String RETENTION_UNROUTED = "OUTBOX_RETENTION_UNROUTED";
+    static final String RETENTION_INTERVAL = "OUTBOX_RETENTION_INTERVAL";
+    static final String RETENTION_BATCH_SIZE = "OUTBOX_RETENTION_BATCH_SIZE";
 
     static final Set<String> KEYS = Set.of(JDBC_URL, JDBC_USER, JDBC_PASSWORD, AMQP_URI, ROUTES_FILE, SCHEMA, EVENTS_TABLE,
             DELIVERIES_TABLE, QUEUE_TYPE, NOTIFY_CHANNEL, POLL_ONLY, ROUTE_BATCH_SIZE, DISPATCH_BATCH_SIZE, CONFIRM_TIMEOUT_SECONDS,
-            MAX_IN_FLIGHT, WAKEUP_LINGER_MILLIS);
+            MAX_IN_FLIGHT, WAKEUP_LINGER_MILLIS, RETENTION_COMPLETED, RETENTION_FAILED, RETENTION_UNROUTED, RETENTION_INTERVAL, RETENTION_BATCH_SIZE);
 
     /** The longest value of any setting, in characters. */
     static final int MAX_VALUE_LENGTH = 4096;
@@ -346,6 +352,43 @@ final class ServiceSettings {
     /** {@link dev.outbox.relay.OutboxRelay.Builder#wakeupLinger}: 0..1,000 ms, default {@value dev.outbox.relay.OutboxRelay#DEFAULT_WAKEUP_LINGER_MILLIS}. */
     Duration wakeupLinger() {
         return Duration.ofMillis(integer(WAKEUP_LINGER_MILLIS, (int) OutboxRelay.DEFAULT_WAKEUP_LINGER_MILLIS, 0, 1_000));
+    }
+
+    /**
+     * What {@code relay --loop} purges by itself: null unless {@value #RETENTION_COMPLETED},
+     * {@value #RETENTION_FAILED} or {@value #RETENTION_UNROUTED} is given.
+     */
+    @Nullable Retention retention() {
+        Duration completed = duration(RETENTION_COMPLETED);
+        Duration failed = duration(RETENTION_FAILED);
+        Duration unrouted = duration(RETENTION_UNROUTED);
+        int batchSize = integer(RETENTION_BATCH_SIZE, Retention.DEFAULT_BATCH_SIZE, 1, Retention.MAX_BATCH_SIZE);
+        if (completed == null && failed == null && unrouted == null) {
+            if (get(RETENTION_INTERVAL) != null || get(RETENTION_BATCH_SIZE) != null) {
+                throw new ConfigException(RETENTION_INTERVAL, "is set but nothing to purge: set " + RETENTION_COMPLETED + ", "
+                        + RETENTION_FAILED + " or " + RETENTION_UNROUTED);
+            }
+            return null;
+        }
+        return new Retention(completed, failed, unrouted, batchSize);
+    }
+
+    /** How often {@code relay --loop} runs retention (default 1h). */
+    Duration retentionInterval() {
+        Duration interval = duration(RETENTION_INTERVAL);
+        return interval == null ? Duration.ofHours(1) : interval;
+    }
+
+    private @Nullable Duration duration(String key) {
+        String value = get(key);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return DurationText.parse(value, key);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(key, String.valueOf(e.getMessage()).substring(key.length() + 1));
+        }
     }
 
     private int integer(String key, int fallback, int min, int max) {

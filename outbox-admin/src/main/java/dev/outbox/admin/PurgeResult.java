@@ -1,0 +1,21 @@
+package dev.outbox.admin;
+
+import java.time.Duration;
+
+/**
+ * What a purge deleted, or with {@code dryRun} would delete.
+ *
+ * @param completed completed deliveries
+ * @param failed failed deliveries
+ * @param events routed events with no delivery left
+ * @param unrouted unrouted events (0 unless asked for)
+ * @param batches the statements that deleted something (0 in a dry run)
+ * @param took how long the purge took
+ */
+public record PurgeResult(boolean dryRun, long completed, long failed, long events, long unrouted, int batches, Duration took) {
+
+    /** Every row deleted. */
+    public long total() {
+        return completed + failed + events + unrouted;
+    }
+}
