@@ -1,7 +1,8 @@
 package dev.outbox.worker.internal;
 
 import dev.outbox.delivery.DatabaseOutages;
-import java.util.concurrent.ThreadLocalRandom;
+import dev.outbox.delivery.Outage;
+import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -12,14 +13,13 @@ import org.slf4j.Logger;
  * Runs one database step of the worker (the start-up check, a delivery lookup, an outcome write)
  * until the database takes it (or, at start-up, the broker's connection until the broker accepts it):
  * while it fails with an outage ({@link DatabaseOutages#isTransient} for the database),
- * the step is tried again after 100 ms doubling up to {@link #CAP_MILLIS}, with jitter, logged once
- * at WARNING when it first fails and at INFO when it goes through. A fatal error is thrown at once.
+ * the step is tried again after 100 ms doubling up to {@link #CAP_MILLIS}, with jitter, by the relay's
+ * policy ({@link Outage}): logged once at WARNING when it first fails and at INFO when it goes through. A fatal error is thrown at once.
  * When the worker is stopping the wait ends with {@link Stopped}: the caller leaves its messages
  * unacknowledged, so that the broker gives them to another worker.
  */
 final class DatabaseRetry {
 
-    static final long FIRST_MILLIS = 100;
     static final long CAP_MILLIS = 5_000;
     private static final long SLICE_MILLIS = 50;
 
@@ -41,44 +41,28 @@ final class DatabaseRetry {
     }
 
     /**
-     * The same for any dependency: {@code outage} tells the failures to ride out, {@code describe}
+     * The same for any dependency: {@code isOutage} tells the failures to ride out, {@code describe}
      * names one in a safe line.
      */
-    static <T> T until(Logger log, String dependency, Predicate<Throwable> outage, Function<Throwable, String> describe, String what,
+    static <T> T until(Logger log, String dependency, Predicate<Throwable> isOutage, Function<Throwable, String> describe, String what,
             String meanwhile, BooleanSupplier stopping, Supplier<T> step) {
-        long delay = FIRST_MILLIS;
-        int retries = 0;
-        long startedNanos = 0;
+        Outage outage = new Outage(log, dependency, Duration.ofMillis(CAP_MILLIS));
         while (true) {
             try {
                 T result = step.get();
-                if (retries > 0) {
-                    log.info("could {} again after {} ms ({} retries)", what, (System.nanoTime() - startedNanos) / 1_000_000, retries);
-                }
+                outage.over();
                 return result;
             } catch (RuntimeException e) {
-                if (!outage.test(e)) {
+                if (!isOutage.test(e)) {
                     throw e;
                 }
-                if (retries == 0) {
-                    startedNanos = System.nanoTime();
-                    log.warn("could not {}: {} unavailable ({}); {}, retrying with backoff up to {} ms until the {} answers",
-                            what, dependency, describe.apply(e), meanwhile, CAP_MILLIS, dependency);
-                } else {
-                    log.debug("could not {} after {} retries ({})", what, retries, describe.apply(e));
-                }
-                if (stopping.getAsBoolean() || !sleep(jittered(delay), stopping)) {
+                Duration wait = outage.failed("could not " + what + ": " + dependency + " unavailable (" + describe.apply(e) + "); "
+                        + meanwhile);
+                if (stopping.getAsBoolean() || !sleep(wait.toMillis(), stopping)) {
                     throw new Stopped(e);
                 }
-                retries++;
-                delay = Math.min(CAP_MILLIS, delay * 2);
             }
         }
-    }
-
-    private static long jittered(long delay) {
-        long half = delay / 2;
-        return half + ThreadLocalRandom.current().nextLong(delay - half + 1);
     }
 
     /** Sleeps {@code millis} in slices, false as soon as the worker is stopping or the thread is interrupted. */

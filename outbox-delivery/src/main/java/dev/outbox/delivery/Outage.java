@@ -1,18 +1,19 @@
-package dev.outbox.relay.internal;
+package dev.outbox.delivery;
 
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 
 /**
- * One dependency of a looping relay (the database, the broker) while it cannot be reached: logs the
- * first failure of an outage once, not each retry, answers how long to wait before the next try
- * (100 ms doubling up to a cap, with jitter so that many relays do not retry in step), and logs the
- * recovery with the outage's length. Used by the loop's thread.
+ * One dependency (the database, the broker) while it cannot be reached, the one backoff policy of
+ * relay and worker: logs the first failure of an outage once, not each retry, answers how long to
+ * wait before the next try (100 ms doubling up to a cap, with jitter so that many processes do not
+ * retry in step), and logs the recovery with the outage's length. Not thread-safe: one per waiting
+ * thread (the relay's loop, one step of the worker).
  */
-final class Outage {
+public final class Outage {
 
-    static final Duration FIRST_DELAY = Duration.ofMillis(100);
+    public static final Duration FIRST_DELAY = Duration.ofMillis(100);
 
     private final Logger log;
     private final String what;
@@ -22,19 +23,19 @@ final class Outage {
     private int retries;
     private long delayMillis;
 
-    Outage(Logger log, String what, Duration cap) {
+    public Outage(Logger log, String what, Duration cap) {
         this.log = log;
         this.what = what;
         this.capMillis = Math.max(FIRST_DELAY.toMillis(), cap.toMillis());
     }
 
     /** True while an outage is on: the last try failed. */
-    boolean on() {
+    public boolean on() {
         return on;
     }
 
     /** Records a failed try ({@code reason}: one safe line); returns how long to wait before the next. */
-    Duration failed(String reason) {
+    public Duration failed(String reason) {
         if (!on) {
             on = true;
             startedNanos = System.nanoTime();
@@ -51,7 +52,7 @@ final class Outage {
     }
 
     /** Records a try that went through; logs the end of an outage when one was on. */
-    void over() {
+    public void over() {
         if (on) {
             on = false;
             log.info("the {} answers again after an outage of {} ms ({} retries)", what, (System.nanoTime() - startedNanos) / 1_000_000,
