@@ -38,11 +38,7 @@ class RelayOutageProcessIT {
     Path dir;
 
     private Path routes(String queue) throws Exception {
-        Path routes = dir.resolve("routes.json");
-        Files.writeString(routes, """
-                {"routes": {"order.cancelled": [{"job": "refund", "queue": "%s", "retryDelaysSeconds": [5], "deliveryTimeoutSeconds": 60}]}}
-                """.formatted(queue));
-        return routes;
+        return ChildRelay.refundRoutes(dir, queue);
     }
 
     private static void awaitDispatched(Tables tables, UUID event) {
@@ -64,8 +60,7 @@ class RelayOutageProcessIT {
         Path stderr = dir.resolve("stderr.log");
         try (TcpProxy proxy = TcpProxy.toJdbcUrl(db.server().jdbcUrl())) {
             proxy.down();
-            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), RelayCommand.class.getName(), "relay", "--loop", "--sleep=3600")
+            ProcessBuilder pb = ChildRelay.command(List.of(), "relay", "--loop", "--sleep=3600")
                     .redirectError(stderr.toFile())
                     .redirectOutput(dir.resolve("stdout.log").toFile());
             Map<String, String> env = RelayCommandIT.env(db, rabbit, routes(rabbit.queue("refunds")));

@@ -34,13 +34,9 @@ class RelayProcessIT {
     @Test
     void loopsUntilSigtermThenFinishesThePassAndExitsZero() throws Exception {
         String queue = rabbit.queue("refunds");
-        Path routes = dir.resolve("routes.json");
-        Files.writeString(routes, """
-                {"routes": {"order.cancelled": [{"job": "refund", "queue": "%s", "retryDelaysSeconds": [5], "deliveryTimeoutSeconds": 60}]}}
-                """.formatted(queue));
+        Path routes = ChildRelay.refundRoutes(dir, queue);
         Path stderr = dir.resolve("stderr.log");
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), RelayCommand.class.getName(), "relay", "--loop", "--sleep=3600")
+        ProcessBuilder pb = ChildRelay.command(List.of(), "relay", "--loop", "--sleep=3600")
                 .redirectErrorStream(false)
                 .redirectError(stderr.toFile())
                 .redirectOutput(dir.resolve("stdout.log").toFile());
@@ -75,11 +71,7 @@ class RelayProcessIT {
 
     private Exit runProcess(List<String> jvmOptions, java.util.Map<String, String> env, String... args) throws Exception {
         Path stderr = dir.resolve("stderr-" + UUID.randomUUID() + ".log");
-        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), RelayCommand.class.getName()));
-        command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectError(stderr.toFile()).redirectOutput(dir.resolve("stdout.log").toFile());
+        ProcessBuilder pb = ChildRelay.command(jvmOptions, args).redirectError(stderr.toFile()).redirectOutput(dir.resolve("stdout.log").toFile());
         pb.environment().putAll(env);
         Process process = pb.start();
         try {

@@ -38,11 +38,7 @@ class RetentionLoopIT {
     Path dir;
 
     Path routes() throws Exception {
-        Path routes = dir.resolve("routes.json");
-        Files.writeString(routes, """
-                {"routes": {"order.cancelled": [{"job": "refund", "queue": "%s", "retryDelaysSeconds": [5], "deliveryTimeoutSeconds": 60}]}}
-                """.formatted(rabbit.queue("refunds")));
-        return routes;
+        return ChildRelay.refundRoutes(dir, rabbit.queue("refunds"));
     }
 
     @Test
@@ -67,8 +63,7 @@ class RetentionLoopIT {
         try {
             for (int i = 0; i < 2; i++) {
                 Path log = dir.resolve("relay-" + i + ".log");
-                ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp", System.getProperty("java.class.path"), RelayCommand.class.getName(), "relay", "--loop", "--sleep=3600")
+                ProcessBuilder pb = ChildRelay.command(List.of(), "relay", "--loop", "--sleep=3600")
                         .redirectError(log.toFile()).redirectOutput(dir.resolve("relay-" + i + ".out").toFile());
                 pb.environment().putAll(env);
                 relays.add(pb.start());
