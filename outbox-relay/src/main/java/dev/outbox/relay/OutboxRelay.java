@@ -6,13 +6,18 @@ import dev.outbox.api.Outbox;
 import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.delivery.amqp.AmqpFactories;
 import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.internal.MicrometerRelayMeters;
 import dev.outbox.relay.internal.OutboxTablesCheck;
 import dev.outbox.relay.internal.RelayEngine;
+import dev.outbox.relay.internal.RelayMeters;
 import dev.outbox.relay.internal.RelaySettings;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
@@ -45,6 +50,8 @@ public final class OutboxRelay implements AutoCloseable {
     /** The default of {@link Builder#wakeupLinger}, in milliseconds. */
     public static final long DEFAULT_WAKEUP_LINGER_MILLIS = 5;
     private static final Duration DEFAULT_WAKEUP_LINGER = Duration.ofMillis(DEFAULT_WAKEUP_LINGER_MILLIS);
+    /** The default of {@link Builder#gaugeInterval}, in seconds. */
+    public static final long DEFAULT_GAUGE_INTERVAL_SECONDS = 15;
 
     private final RelaySettings settings;
     private final RelayEngine engine;
@@ -165,6 +172,8 @@ public final class OutboxRelay implements AutoCloseable {
         private Duration sleep = Duration.ofSeconds(1);
         private @Nullable ListenConnection listenConnection;
         private Duration wakeupLinger = DEFAULT_WAKEUP_LINGER;
+        private @Nullable MeterRegistry meterRegistry;
+        private Duration gaugeInterval = Duration.ofSeconds(DEFAULT_GAUGE_INTERVAL_SECONDS);
 
         private Builder() {}
 
@@ -288,6 +297,26 @@ public final class OutboxRelay implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Where the relay's meters go (docs/observability.md lists them): counters and timers as it
+         * works, and gauges of the deliveries read from the database every {@link #gaugeInterval} by
+         * a thread of their own (NaN while the database cannot be read). Default none: nothing is
+         * registered, and Micrometer, an optional dependency, need not be on the class path.
+         */
+        public Builder meterRegistry(MeterRegistry meterRegistry) {
+            this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+            return this;
+        }
+
+        /**
+         * How often the gauges of {@link #meterRegistry} are read from the database (1 s..1 h).
+         * Default {@value #DEFAULT_GAUGE_INTERVAL_SECONDS} s.
+         */
+        public Builder gaugeInterval(Duration gaugeInterval) {
+            this.gaugeInterval = Objects.requireNonNull(gaugeInterval, "gaugeInterval");
+            return this;
+        }
+
         public OutboxRelay build() {
             if (dataSource == null) {
                 throw new IllegalArgumentException("OutboxRelay.dataSource is required");
@@ -322,6 +351,9 @@ public final class OutboxRelay implements AutoCloseable {
             if (wakeupLinger.isNegative() || wakeupLinger.compareTo(Duration.ofSeconds(1)) > 0) {
                 throw new IllegalArgumentException("OutboxRelay.wakeupLinger must be from 0 to 1 s, got " + wakeupLinger);
             }
+            if (gaugeInterval.compareTo(Duration.ofSeconds(1)) < 0 || gaugeInterval.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("OutboxRelay.gaugeInterval must be from 1 s to 1 h, got " + gaugeInterval);
+            }
             DataSource ds = dataSource;
             ListenConnection listen = listenConnection != null ? listenConnection : () -> {
                 try {
@@ -330,8 +362,20 @@ public final class OutboxRelay implements AutoCloseable {
                     throw new RelayException("cannot open the LISTEN connection (" + e.getClass().getSimpleName() + ")", e);
                 }
             };
+            // Micrometer's classes are loaded only here, when a registry was given
+            RelayMeters meters = meterRegistry == null ? RelayMeters.NONE
+                    : MicrometerRelayMeters.register(meterRegistry, ds, tables, clock, queues(routes), gaugeInterval);
             return new OutboxRelay(new RelaySettings(ds, amqp, routes, tables, clock, routeBatchSize, dispatchBatchSize, timeoutBatchSize,
-                    maxInFlight, confirmTimeout, queueType, notifyChannel, pollOnly, sleep, listen, wakeupLinger));
+                    maxInFlight, confirmTimeout, queueType, notifyChannel, pollOnly, sleep, listen, wakeupLinger, meters));
+        }
+
+        /** The queue tag of each route: a job route's queue, a publish route's exchange (as in the deliveries' queue_name). */
+        private static Set<String> queues(Routes routes) {
+            Set<String> queues = new TreeSet<>();
+            for (Route route : routes.all()) {
+                queues.add(route instanceof JobRoute job ? job.queue() : ((PublishRoute) route).exchange());
+            }
+            return queues;
         }
 
         private static void range(String field, int value, int max) {

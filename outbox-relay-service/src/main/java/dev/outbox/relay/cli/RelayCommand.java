@@ -15,6 +15,7 @@ import dev.outbox.relay.RelayException;
 import dev.outbox.relay.RelayLoggers;
 import dev.outbox.relay.Routes;
 import java.io.PrintWriter;
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -143,6 +144,8 @@ public final class RelayCommand implements Callable<Integer> {
             Duration confirmTimeout = Duration.ofSeconds(s.confirmTimeoutSeconds());
             int maxInFlight = s.maxInFlight();
             Duration wakeupLinger = s.wakeupLinger();
+            Integer httpPort = s.httpPort();
+            InetAddress httpHost = s.httpHost();
             if (loop) {
                 s.retention(); // a bad OUTBOX_RETENTION_* setting is refused before anything starts
                 s.retentionInterval();
@@ -172,7 +175,10 @@ public final class RelayCommand implements Callable<Integer> {
                         .confirmTimeout(confirmTimeout)
                         .maxInFlight(maxInFlight)
                         .wakeupLinger(wakeupLinger);
-                try (OutboxRelay relay = builder.build()) {
+                // closed after the relay (resources close in reverse): it answers until the loop has stopped
+                try (HttpEndpoint http = loop && httpPort != null ? HttpEndpoint.open(httpHost, httpPort, liveWindow(sleep, confirmTimeout),
+                        () -> probeDatabase(jdbcUrl, s.jdbcUser(), s.jdbcPassword()), () -> probeBroker(amqp)) : null;
+                        OutboxRelay relay = (http == null ? builder : builder.meterRegistry(http.registry())).build()) {
                     if (!loop) {
                         PassResult result = relay.runOnce();
                         log.info("pass done: {} event(s) routed, {} delivery(ies) dispatched, {} confirmed, {} refused, {} timed out",
@@ -190,6 +196,43 @@ public final class RelayCommand implements Callable<Integer> {
                     }
                     return 0;
                 }
+            }
+        }
+    }
+
+    /**
+     * How long a looping relay may go without progress before {@code /health/live} says 503: three
+     * sleeps and a confirm timeout (a batch may wait that long for its confirms), and never less than
+     * 2 min (a connection attempt to a silent host may take 1 min).
+     */
+    static Duration liveWindow(int sleepSeconds, Duration confirmTimeout) {
+        Duration window = Duration.ofSeconds(3L * sleepSeconds).plus(confirmTimeout);
+        return window.compareTo(Duration.ofMinutes(2)) < 0 ? Duration.ofMinutes(2) : window;
+    }
+
+    /** {@code /health/ready}'s database check: a fresh connection (not the relay's pool), 2 s to connect, {@code isValid}. */
+    static void probeDatabase(String jdbcUrl, @Nullable String user, @Nullable String password) throws SQLException {
+        Properties props = login(user, password);
+        props.setProperty("connectTimeout", "2");
+        props.setProperty("loginTimeout", "2");
+        props.setProperty("socketTimeout", "5");
+        props.setProperty("ApplicationName", "outbox-relay-readiness");
+        try (Connection c = DriverManager.getConnection(jdbcUrl, props)) {
+            if (!c.isValid(2)) {
+                throw new SQLException("the connection is not valid");
+            }
+        }
+    }
+
+    /** {@code /health/ready}'s broker check: a connection of its own, 2 s to connect and to shake hands, closed at once. */
+    static void probeBroker(ConnectionFactory amqp) throws Exception {
+        ConnectionFactory probe = amqp.clone();
+        probe.setConnectionTimeout(2_000);
+        probe.setHandshakeTimeout(2_000);
+        probe.setAutomaticRecoveryEnabled(false);
+        try (com.rabbitmq.client.Connection c = probe.newConnection("outbox-relay-readiness")) {
+            if (!c.isOpen()) {
+                throw new java.io.IOException("the connection closed at once");
             }
         }
     }
@@ -300,6 +343,14 @@ public final class RelayCommand implements Callable<Integer> {
     }
 
     static Connection listenConnection(String jdbcUrl, @Nullable String user, @Nullable String password) {
+        try {
+            return DriverManager.getConnection(jdbcUrl, login(user, password));
+        } catch (SQLException e) {
+            throw new RelayException("cannot open the LISTEN connection (" + e.getClass().getSimpleName() + ")", e);
+        }
+    }
+
+    private static Properties login(@Nullable String user, @Nullable String password) {
         Properties props = new Properties();
         if (user != null) {
             props.setProperty("user", user);
@@ -307,11 +358,7 @@ public final class RelayCommand implements Callable<Integer> {
         if (password != null) {
             props.setProperty("password", password);
         }
-        try {
-            return DriverManager.getConnection(jdbcUrl, props);
-        } catch (SQLException e) {
-            throw new RelayException("cannot open the LISTEN connection (" + e.getClass().getSimpleName() + ")", e);
-        }
+        return props;
     }
 
     /**

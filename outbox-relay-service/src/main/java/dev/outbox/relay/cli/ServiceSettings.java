@@ -12,6 +12,8 @@ import dev.outbox.relay.OutboxRelay;
 import dev.outbox.relay.QueueType;
 import dev.outbox.relay.Routes;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -58,10 +60,13 @@ final class ServiceSettings {
     static final String RETENTION_UNROUTED = "OUTBOX_RETENTION_UNROUTED";
     static final String RETENTION_INTERVAL = "OUTBOX_RETENTION_INTERVAL";
     static final String RETENTION_BATCH_SIZE = "OUTBOX_RETENTION_BATCH_SIZE";
+    static final String HTTP_PORT = "OUTBOX_HTTP_PORT";
+    static final String HTTP_HOST = "OUTBOX_HTTP_HOST";
 
     static final Set<String> KEYS = Set.of(JDBC_URL, JDBC_USER, JDBC_PASSWORD, AMQP_URI, ROUTES_FILE, SCHEMA, EVENTS_TABLE,
             DELIVERIES_TABLE, QUEUE_TYPE, NOTIFY_CHANNEL, POLL_ONLY, ROUTE_BATCH_SIZE, DISPATCH_BATCH_SIZE, CONFIRM_TIMEOUT_SECONDS,
-            MAX_IN_FLIGHT, WAKEUP_LINGER_MILLIS, RETENTION_COMPLETED, RETENTION_FAILED, RETENTION_UNROUTED, RETENTION_INTERVAL, RETENTION_BATCH_SIZE);
+            MAX_IN_FLIGHT, WAKEUP_LINGER_MILLIS, RETENTION_COMPLETED, RETENTION_FAILED, RETENTION_UNROUTED, RETENTION_INTERVAL, RETENTION_BATCH_SIZE,
+            HTTP_PORT, HTTP_HOST);
 
     /** The longest value of any setting, in characters. */
     static final int MAX_VALUE_LENGTH = 4096;
@@ -75,6 +80,7 @@ final class ServiceSettings {
     /** The variables Kubernetes gives every pod for a Service named {@code outbox} or {@code outbox-...}, after the name. */
     private static final Pattern SERVICE_LINK =
             Pattern.compile("SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?");
+    private static final Pattern HOST = Pattern.compile("[A-Za-z0-9._:-]{1,253}|\\[[0-9A-Fa-f:.]{2,45}]");
     private static final Pattern FILE_KEY = Pattern.compile("OUTBOX_[A-Z0-9_]+");
 
     private final Map<String, String> values;
@@ -377,6 +383,34 @@ final class ServiceSettings {
     Duration retentionInterval() {
         Duration interval = duration(RETENTION_INTERVAL);
         return interval == null ? Duration.ofHours(1) : interval;
+    }
+
+    /** The port of {@code relay --loop}'s HTTP endpoint (metrics and health); null: no endpoint. */
+    @Nullable Integer httpPort() {
+        if (get(HTTP_PORT) == null) {
+            if (get(HTTP_HOST) != null) {
+                throw new ConfigException(HTTP_HOST, "is set but " + HTTP_PORT + " is not: set the port to turn the HTTP endpoint on");
+            }
+            return null;
+        }
+        return integer(HTTP_PORT, 0, 1, 65_535);
+    }
+
+    /** The address the HTTP endpoint binds to: {@value #HTTP_HOST}, default 127.0.0.1 (this host only). */
+    InetAddress httpHost() {
+        String value = get(HTTP_HOST);
+        if (value == null) {
+            return InetAddress.getLoopbackAddress();
+        }
+        if (!HOST.matcher(value).matches()) {
+            throw new ConfigException(HTTP_HOST, "must be a host name or an IP address (e.g. 0.0.0.0 for every interface), got '"
+                    + shown(value, 80) + "'");
+        }
+        try {
+            return InetAddress.getByName(value);
+        } catch (UnknownHostException e) {
+            throw new ConfigException(HTTP_HOST, "names an unknown host '" + shown(value, 80) + "'");
+        }
     }
 
     private @Nullable Duration duration(String key) {

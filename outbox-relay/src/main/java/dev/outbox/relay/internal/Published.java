@@ -31,6 +31,8 @@ final class Published {
     private final CompletableFuture<String> result = new CompletableFuture<>();
     private volatile boolean returned;
     private long seq = -1;
+    private volatile long sentNanos = -1;
+    private volatile long settledNanos = -1;
     private @Nullable Confirms confirms;
 
     Published(Claimed dispatch) {
@@ -55,6 +57,7 @@ final class Published {
     void trackedBy(Confirms confirms, long seq) {
         this.confirms = confirms;
         this.seq = seq;
+        this.sentNanos = System.nanoTime();
     }
 
     /** Gives up waiting for the confirm: settles as {@link #CONFIRM_TIMEOUT}, a late confirm finds nothing. */
@@ -71,7 +74,17 @@ final class Published {
 
     /** Settles with {@code failure}, or as confirmed when null (a returned message stays a failure). */
     void settle(@Nullable String failure) {
+        if (settledNanos < 0) {
+            settledNanos = System.nanoTime();
+        }
         result.complete(failure != null ? failure : returned ? RETURNED : OK);
+    }
+
+    /** From the publish to the settlement, in nanoseconds; negative when never published or not yet settled. */
+    long latencyNanos() {
+        long sent = sentNanos;
+        long settled = settledNanos;
+        return sent < 0 || settled < 0 ? -1 : Math.max(0, settled - sent);
     }
 
     /** Waits up to {@code millis}; the failure code, null when confirmed, or empty-handed on timeout. */

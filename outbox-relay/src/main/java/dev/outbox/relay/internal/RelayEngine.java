@@ -58,6 +58,7 @@ public final class RelayEngine implements AutoCloseable {
     private final RelayTransitions transitions;
     private final AmqpPublisher publisher;
     private final Wakeups wakeups;
+    private final RelayMeters meters;
     private final Set<String> jobQueues = new TreeSet<>();
     private final UnroutedWarnings unroutedWarnings = new UnroutedWarnings();
     private boolean queuesDeclared;
@@ -71,6 +72,7 @@ public final class RelayEngine implements AutoCloseable {
         this.transitions = new RelayTransitions(settings.tables(), RouteTables.of(settings.routes()), settings.clock());
         this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout(),
                 settings.clock());
+        this.meters = settings.meters();
         this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel(), settings.wakeupLinger());
         for (Route route : settings.routes().all()) {
             if (route instanceof JobRoute job) {
@@ -88,6 +90,24 @@ public final class RelayEngine implements AutoCloseable {
      * @throws BrokerUnavailableException when the broker cannot be reached (nothing was claimed)
      */
     public PassResult pass() {
+        long started = meters.passStarted();
+        String outcome = RelayMeters.FAILED;
+        try {
+            PassResult result = passOnce();
+            outcome = result.idle() ? RelayMeters.IDLE : RelayMeters.BUSY;
+            return result;
+        } catch (DatabaseUnavailableException e) {
+            outcome = RelayMeters.DATABASE_UNAVAILABLE;
+            throw e;
+        } catch (BrokerUnavailableException e) {
+            outcome = RelayMeters.BROKER_UNAVAILABLE;
+            throw e;
+        } finally {
+            meters.passEnded(started, outcome);
+        }
+    }
+
+    private PassResult passOnce() {
         Tally tally = new Tally();
         try {
             List<Published> inFlight = List.of();
@@ -99,6 +119,7 @@ public final class RelayEngine implements AutoCloseable {
                     UUID from = after;
                     RelayTransitions.Routed routed = inTransaction(tx -> transitions.route(tx, settings.routeBatchSize(), from));
                     tally.routed += routed.events();
+                    meters.routed(routed.events());
                     tally.created += routed.deliveries();
                     for (String type : routed.unroutedTypes()) {
                         if (tally.unrouted.add(type) && unroutedWarnings.due(type, settings.clock().instant())) {
@@ -122,6 +143,7 @@ public final class RelayEngine implements AutoCloseable {
                 }
                 List<Claimed> claimed = inTransaction(tx -> transitions.claim(tx, settings.dispatchBatchSize()));
                 tally.dispatched += claimed.size();
+                meters.dispatched(claimed);
                 moreToDispatch = claimed.size() == settings.dispatchBatchSize();
                 List<Published> next;
                 try {
@@ -142,6 +164,7 @@ public final class RelayEngine implements AutoCloseable {
                     DeliveryLog.retryOutcome(log, o, FailureReason.TIMEOUT.code());
                 }
                 tally.timedOut += timedOut.size();
+                meters.timedOut(timedOut);
                 if (timedOut.size() < settings.timeoutBatchSize()) {
                     break;
                 }
@@ -226,13 +249,16 @@ public final class RelayEngine implements AutoCloseable {
             Claimed d = p.dispatch();
             if (failure == null) {
                 tally.confirmed++;
+                meters.confirmed(d, p.latencyNanos());
                 if (d.kind() == RouteKind.PUBLISH) {
                     toComplete.add(d);
                 }
             } else if (Published.NOT_SENT.equals(failure)) {
                 unsent.add(d);
+                meters.refused(d, failure);
             } else {
                 refused.add(d);
+                meters.refused(d, failure);
                 causes.put(d.deliveryId(), failure);
                 if (Published.RETURNED.equals(failure) && d.kind() == RouteKind.JOB) {
                     publisher.forgetQueue(d.queue());
@@ -252,10 +278,11 @@ public final class RelayEngine implements AutoCloseable {
         if (toComplete.isEmpty() && refused.isEmpty() && unsent.isEmpty()) {
             return;
         }
+        List<UUID> completed = new ArrayList<>();
         List<RetryOutcome> outcomes = inTransaction(tx -> {
             if (!toComplete.isEmpty()) {
-                tally.completed += transitions.completePublished(tx, ids(toComplete, Claimed::deliveryId), ids(toComplete, Claimed::dispatchId))
-                        .size();
+                completed.addAll(transitions.completePublished(tx, ids(toComplete, Claimed::deliveryId), ids(toComplete, Claimed::dispatchId)));
+                tally.completed += completed.size();
             }
             if (!unsent.isEmpty()) {
                 int released = transitions.releaseUnsent(tx, ids(unsent, Claimed::deliveryId), ids(unsent, Claimed::dispatchId)).size();
@@ -275,6 +302,7 @@ public final class RelayEngine implements AutoCloseable {
             return changed;
         });
         tally.failed += refused.size() + unsent.size();
+        meters.completed(toComplete, completed);
         for (RetryOutcome o : outcomes) {
             DeliveryLog.retryOutcome(log, o, causes.getOrDefault(o.deliveryId(), FailureReason.PUBLISH_FAILED.code()));
         }
@@ -308,6 +336,7 @@ public final class RelayEngine implements AutoCloseable {
     public void close() {
         publisher.close();
         wakeups.close();
+        meters.close();
     }
 
     private static final class Tally {

@@ -14,4 +14,4 @@ import org.jspecify.annotations.Nullable;
 public record RelaySettings(DataSource dataSource, ConnectionFactory amqp, Routes routes, OutboxTables tables, Clock clock,
         int routeBatchSize, int dispatchBatchSize, int timeoutBatchSize, int maxInFlight, Duration confirmTimeout,
         QueueType queueType, String notifyChannel, boolean pollOnly, Duration sleep, @Nullable ListenConnection listenConnection,
-        Duration wakeupLinger) {}
+        Duration wakeupLinger, RelayMeters meters) {}

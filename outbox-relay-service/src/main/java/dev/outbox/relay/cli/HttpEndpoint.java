@@ -1,0 +1,191 @@
+package dev.outbox.relay.cli;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.outbox.relay.RelayLoggers;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP endpoint of {@code relay --loop} when {@code OUTBOX_HTTP_PORT} is set (JDK's own HTTP
+ * server): {@code /metrics} in Prometheus' text format (the relay's meters and the JVM's),
+ * {@code /health/live} (the loop makes progress) and {@code /health/ready} (the database and the
+ * broker answer). Closed after the relay on SIGTERM.
+ */
+final class HttpEndpoint implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RelayLoggers.SERVICE);
+    /** What counts as the loop's progress: passes end (also failed ones) and batches are routed, dispatched, timed out. */
+    private static final List<String> PROGRESS = List.of("outbox.relay.pass", "outbox.relay.events.routed",
+            "outbox.relay.deliveries.dispatched", "outbox.relay.deliveries.timed.out");
+
+    /** One dependency's check: returns when it answers, throws when it does not. */
+    @FunctionalInterface
+    interface Probe {
+        void check() throws Exception;
+    }
+
+    private final PrometheusMeterRegistry registry;
+    private final JvmGcMetrics gc;
+    private final HttpServer server;
+    private final ExecutorService handlers;
+    private final ScheduledExecutorService watch;
+    private final Duration liveWindow;
+    private final Probe database;
+    private final Probe broker;
+    private volatile double progress = -1;
+    private volatile long progressAt = System.nanoTime();
+
+    private HttpEndpoint(InetAddress host, int port, Duration liveWindow, Probe database, Probe broker) {
+        this.liveWindow = liveWindow;
+        this.database = database;
+        this.broker = broker;
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new ClassLoaderMetrics().bindTo(registry);
+        new JvmMemoryMetrics().bindTo(registry);
+        this.gc = new JvmGcMetrics();
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        try {
+            this.server = HttpServer.create(new InetSocketAddress(host, port), 16);
+        } catch (IOException e) {
+            gc.close();
+            throw new ConfigException(ServiceSettings.HTTP_PORT, "cannot listen on " + host.getHostAddress() + ":" + port + " ("
+                    + e.getClass().getSimpleName() + "; is the port in use? check " + ServiceSettings.HTTP_PORT + " and "
+                    + ServiceSettings.HTTP_HOST + ")");
+        }
+        this.handlers = Executors.newFixedThreadPool(2, daemon("outbox-http"));
+        this.watch = Executors.newSingleThreadScheduledExecutor(daemon("outbox-http-watch"));
+        server.setExecutor(handlers);
+        server.createContext("/metrics", exchange -> respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
+        server.createContext("/health/live", this::live);
+        server.createContext("/health/ready", this::ready);
+        watch.scheduleWithFixedDelay(this::sample, 0, 1, TimeUnit.SECONDS);
+        server.start();
+        log.info("HTTP endpoint on http://{}:{} (/metrics, /health/live, /health/ready)", hostText(host),
+                server.getAddress().getPort());
+    }
+
+    /**
+     * Listens on {@code host:port}. {@code /health/live} answers 503 when the loop has made no progress
+     * for {@code liveWindow}; {@code /health/ready} answers 503 naming what of {@code database} and
+     * {@code broker} does not answer.
+     */
+    static HttpEndpoint open(InetAddress host, int port, Duration liveWindow, Probe database, Probe broker) {
+        return new HttpEndpoint(host, port, liveWindow, database, broker);
+    }
+
+    /** The registry to give the relay. */
+    MeterRegistry registry() {
+        return registry;
+    }
+
+    private void sample() {
+        double now = 0;
+        for (String name : PROGRESS) {
+            now += registry.find(name).meters().stream()
+                    .mapToDouble(m -> m instanceof io.micrometer.core.instrument.Timer t ? t.count()
+                            : m instanceof io.micrometer.core.instrument.Counter c ? c.count() : 0)
+                    .sum();
+        }
+        if (now != progress) {
+            progress = now;
+            progressAt = System.nanoTime();
+        }
+    }
+
+    private void live(HttpExchange exchange) throws IOException {
+        long quietSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - progressAt);
+        boolean live = quietSeconds <= liveWindow.toSeconds();
+        respond(exchange, live ? 200 : 503, "application/json", "{\"status\":\"" + (live ? "live" : "stalled")
+                + "\",\"secondsSinceProgress\":" + quietSeconds + ",\"limitSeconds\":" + liveWindow.toSeconds() + "}\n");
+    }
+
+    private void ready(HttpExchange exchange) throws IOException {
+        String db = probe("database", database);
+        String amqp = probe("broker", broker);
+        boolean ready = db == null && amqp == null;
+        respond(exchange, ready ? 200 : 503, "application/json", "{\"status\":\"" + (ready ? "ready" : "not ready") + "\",\"database\":\""
+                + (db == null ? "up" : "down: " + db) + "\",\"broker\":\"" + (amqp == null ? "up" : "down: " + amqp) + "\"}\n");
+    }
+
+    /** Null when {@code probe} answers, else the class of what it threw (never its message: it may hold a host or a secret). */
+    private static @Nullable String probe(String what, Probe probe) {
+        try {
+            probe.check();
+            return null;
+        } catch (Exception e) {
+            log.debug("readiness: the {} does not answer ({})", what, e.getClass().getSimpleName());
+            return e.getClass().getSimpleName();
+        }
+    }
+
+    private static void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
+        try (exchange) {
+            if (!"GET".equals(exchange.getRequestMethod()) && !"HEAD".equals(exchange.getRequestMethod())) {
+                exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+                exchange.sendResponseHeaders(405, -1);
+                return;
+            }
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", type);
+            exchange.getResponseHeaders().set("Cache-Control", "no-store");
+            if ("HEAD".equals(exchange.getRequestMethod())) {
+                exchange.sendResponseHeaders(status, -1);
+                return;
+            }
+            exchange.sendResponseHeaders(status, bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        }
+    }
+
+    private static String hostText(InetAddress host) {
+        String a = host.getHostAddress();
+        return a.contains(":") ? "[" + a + "]" : a;
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    @Override
+    public void close() {
+        server.stop(1);
+        watch.shutdownNow();
+        handlers.shutdownNow();
+        gc.close();
+        registry.close();
+        log.info("HTTP endpoint closed");
+    }
+}

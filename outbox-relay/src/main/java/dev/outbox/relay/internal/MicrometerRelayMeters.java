@@ -1,0 +1,258 @@
+package dev.outbox.relay.internal;
+
+import dev.outbox.delivery.Claimed;
+import dev.outbox.delivery.FailureReason;
+import dev.outbox.delivery.RetryOutcome;
+import dev.outbox.delivery.RouteKind;
+import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.RelayLoggers;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The relay's meters in a Micrometer registry (docs/observability.md lists them): counters and
+ * timers recorded by the engine as it goes; gauges read from the database by a thread of their
+ * own every {@code interval} through {@link GaugeQueries}, never by a scrape. While the database
+ * cannot be read the gauges are NaN. The only class of the relay that names a Micrometer type.
+ */
+public final class MicrometerRelayMeters implements RelayMeters {
+
+    private static final Logger log = LoggerFactory.getLogger(RelayLoggers.RELAY);
+
+    private final MeterRegistry registry;
+    private final DataSource dataSource;
+    private final OutboxTables tables;
+    private final Clock clock;
+    private final Counter routed;
+    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final Map<String, QueueGauges> queueGauges = new ConcurrentHashMap<>();
+    private final Map<String, Value> failedGauges = new ConcurrentHashMap<>();
+    private final Value unrouted;
+    private final ScheduledExecutorService reader;
+    private volatile boolean readFailing;
+
+    private MicrometerRelayMeters(MeterRegistry registry, DataSource dataSource, OutboxTables tables, Clock clock, Set<String> queues,
+            Duration interval) {
+        this.registry = registry;
+        this.dataSource = dataSource;
+        this.tables = tables;
+        this.clock = clock;
+        this.routed = Counter.builder("outbox.relay.events.routed").description("events routed into deliveries (T1)").register(registry);
+        this.unrouted = new Value();
+        Gauge.builder("outbox.relay.events.unrouted", unrouted, Value::get)
+                .description("events not yet routed, counted up to " + GaugeQueries.CAP).register(registry);
+        for (String queue : queues) {
+            queueGauges(queue);
+        }
+        for (FailureReason reason : FailureReason.values()) {
+            failedGauge(reason.code());
+        }
+        this.reader = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "outbox-relay-gauges");
+            t.setDaemon(true);
+            return t;
+        });
+        reader.scheduleWithFixedDelay(this::readGauges, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Registers the relay's meters in {@code registry}; the gauges are of the deliveries in {@code tables}, read every {@code interval}. */
+    public static RelayMeters register(MeterRegistry registry, DataSource dataSource, OutboxTables tables, Clock clock, Set<String> queues,
+            Duration interval) {
+        return new MicrometerRelayMeters(registry, dataSource, tables, clock, queues, interval);
+    }
+
+    @Override
+    public long passStarted() {
+        return System.nanoTime();
+    }
+
+    @Override
+    public void passEnded(long started, String outcome) {
+        timers.computeIfAbsent("pass\0" + outcome, k -> Timer.builder("outbox.relay.pass").description("relay passes, by how they ended")
+                .tag("outcome", outcome).register(registry)).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void routed(int events) {
+        if (events > 0) {
+            routed.increment(events);
+        }
+    }
+
+    @Override
+    public void dispatched(List<Claimed> claimed) {
+        Map<String, int[]> byQueue = new HashMap<>();
+        for (Claimed d : claimed) {
+            byQueue.computeIfAbsent(key(d.queue(), kind(d.kind())), k -> new int[1])[0]++;
+        }
+        byQueue.forEach((key, n) -> counter("outbox.relay.deliveries.dispatched", "deliveries claimed and published (T2)", key, "kind")
+                .increment(n[0]));
+    }
+
+    @Override
+    public void confirmed(Claimed delivery, long latencyNanos) {
+        counter("outbox.relay.deliveries.confirmed", "publishes confirmed by the broker", key(delivery.queue(), kind(delivery.kind())), "kind")
+                .increment();
+        if (latencyNanos >= 0) {
+            timers.computeIfAbsent("confirm\0" + delivery.queue(), k -> Timer.builder("outbox.relay.confirm.latency")
+                    .description("from a publish to the broker's confirm").tag("queue", delivery.queue())
+                    .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
+                    .register(registry)).record(latencyNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void refused(Claimed delivery, String cause) {
+        counter("outbox.relay.deliveries.refused", "publishes the broker did not take (T3), by cause", key(delivery.queue(), cause), "cause")
+                .increment();
+    }
+
+    @Override
+    public void completed(List<Claimed> confirmed, List<UUID> completed) {
+        Set<UUID> ids = new HashSet<>(completed);
+        for (Claimed d : confirmed) {
+            if (ids.contains(d.deliveryId())) {
+                counter("outbox.relay.publish.completed", "publish-route deliveries completed on the broker's confirm", key(d.queue(), null), null)
+                        .increment();
+            }
+        }
+    }
+
+    @Override
+    public void timedOut(List<RetryOutcome> outcomes) {
+        for (RetryOutcome o : outcomes) {
+            counter("outbox.relay.deliveries.timed.out", "dispatches past their delivery timeout (T4)", key(o.queue(), null), null).increment();
+        }
+    }
+
+    @Override
+    public void close() {
+        reader.shutdownNow();
+    }
+
+    /** Reads the gauges now (also the reader thread's task). */
+    void readGauges() {
+        GaugeQueries.Snapshot s;
+        try {
+            s = GaugeQueries.read(dataSource, tables, clock.instant());
+        } catch (RuntimeException e) {
+            if (!readFailing) {
+                log.debug("the gauges cannot be read ({}): NaN until the database answers", e.getClass().getSimpleName());
+            }
+            readFailing = true;
+            queueGauges.values().forEach(QueueGauges::unknown);
+            failedGauges.values().forEach(Value::unknown);
+            unrouted.unknown();
+            return;
+        }
+        readFailing = false;
+        unrouted.set(s.unrouted());
+        s.queues().keySet().forEach(this::queueGauges);
+        queueGauges.forEach((queue, g) -> g.set(s.queues().get(queue)));
+        s.failed().keySet().forEach(this::failedGauge);
+        failedGauges.forEach((reason, v) -> v.set(s.failed().getOrDefault(reason, 0L)));
+    }
+
+    private Counter counter(String name, String description, String key, @Nullable String secondTag) {
+        return counters.computeIfAbsent(name + '\0' + key, k -> {
+            int split = key.indexOf('\0');
+            Counter.Builder b = Counter.builder(name).description(description).tag("queue", split < 0 ? key : key.substring(0, split));
+            if (secondTag != null) {
+                b.tag(secondTag, key.substring(split + 1));
+            }
+            return b.register(registry);
+        });
+    }
+
+    private static String key(String queue, @Nullable String second) {
+        return second == null ? queue : queue + '\0' + second;
+    }
+
+    private static String kind(RouteKind kind) {
+        return kind.name().toLowerCase(Locale.ROOT);
+    }
+
+    private QueueGauges queueGauges(String queue) {
+        return queueGauges.computeIfAbsent(queue, q -> new QueueGauges(registry, q));
+    }
+
+    private Value failedGauge(String reason) {
+        return failedGauges.computeIfAbsent(reason, r -> {
+            Value v = new Value();
+            Gauge.builder("outbox.relay.deliveries.failed", v, Value::get).description("failed deliveries by reason, counted up to "
+                    + GaugeQueries.CAP).tag("reason", r).register(registry);
+            return v;
+        });
+    }
+
+    /** A gauge's last reading; NaN until the first and while the database cannot be read. */
+    private static final class Value {
+        private volatile double value = Double.NaN;
+
+        double get() {
+            return value;
+        }
+
+        void set(double value) {
+            this.value = value;
+        }
+
+        void unknown() {
+            value = Double.NaN;
+        }
+    }
+
+    private static final class QueueGauges {
+        final Value pending = new Value();
+        final Value ready = new Value();
+        final Value oldestReadyAge = new Value();
+
+        QueueGauges(MeterRegistry registry, String queue) {
+            Gauge.builder("outbox.relay.deliveries.pending", pending, Value::get).description("pending deliveries, counted up to "
+                    + GaugeQueries.CAP + " in all").tag("queue", queue).register(registry);
+            Gauge.builder("outbox.relay.deliveries.ready", ready, Value::get).description("pending deliveries ready to be dispatched now")
+                    .tag("queue", queue).register(registry);
+            Gauge.builder("outbox.relay.oldest.ready.age", oldestReadyAge, Value::get).baseUnit("seconds")
+                    .description("how long the oldest ready delivery has waited (0: none ready)").tag("queue", queue).register(registry);
+        }
+
+        void set(GaugeQueries.@Nullable Queue q) {
+            if (q == null) {
+                pending.set(0);
+                ready.set(0);
+                oldestReadyAge.set(0);
+                return;
+            }
+            pending.set(q.pending());
+            ready.set(q.ready());
+            Duration age = q.oldestReadyAge();
+            oldestReadyAge.set(age == null ? 0 : Math.max(0, age.toMillis() / 1000.0));
+        }
+
+        void unknown() {
+            pending.unknown();
+            ready.unknown();
+            oldestReadyAge.unknown();
+        }
+    }
+}
