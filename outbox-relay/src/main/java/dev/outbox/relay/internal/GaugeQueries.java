@@ -67,9 +67,10 @@ public final class GaugeQueries {
                         oldestAt == null ? null : Duration.between(oldestAt.toInstant(), at)));
                 sampled += r.value2();
             }
-            // the unrouted index (id) WHERE routed_at IS NULL
-            int unrouted = ctx.fetchCount(ctx.select(DSL.inline(1)).from(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                    .limit(DSL.inline(CAP)));
+            // the unrouted index (id) WHERE routed_at IS NULL; ordered by id so that the plan is that index, never a
+            // sequential scan that may read every routed event before the few unrouted ones at the end
+            int unrouted = ctx.fetchCount(ctx.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ROUTED_AT.isNull())
+                    .orderBy(OUTBOX_EVENTS.ID).limit(DSL.inline(CAP)));
             // the failed index (failed_at) WHERE status = 'failed', newest first
             Table<?> failures = ctx.select(OUTBOX_DELIVERIES.FAILURE_REASON)
                     .from(OUTBOX_DELIVERIES)

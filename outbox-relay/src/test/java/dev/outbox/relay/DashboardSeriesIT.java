@@ -1,0 +1,150 @@
+package dev.outbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.rabbitmq.client.BuiltinExchangeType;
+import dev.outbox.relay.Events.InvoiceSent;
+import dev.outbox.relay.Events.OrderCancelled;
+import dev.outbox.relay.Events.OrderPlaced;
+import dev.outbox.testing.MeterDocs;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The Grafana dashboard and the alert rules chart only series that the documented relay meters
+ * produce in Prometheus' format: the series are taken from a real {@link PrometheusMeterRegistry}
+ * after passes that touch every meter, not written by hand.
+ */
+class DashboardSeriesIT {
+
+    @RegisterExtension
+    static final RelayFixture fixture = new RelayFixture();
+
+    /** PromQL's functions, operators and keywords that the expressions use: not series. */
+    static final Set<String> PROMQL = Set.of("sum", "max", "min", "avg", "count", "rate", "irate", "increase", "delta", "histogram_quantile",
+            "absent", "or", "and", "unless", "by", "without", "on", "ignoring", "offset", "bool");
+    static final Pattern IDENTIFIER = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
+
+    static Set<String> series;
+    static Set<String> relayMeters;
+
+    @BeforeAll
+    static void everyRelayMeterInAPrometheusRegistry() throws Exception {
+        String jobs = fixture.queue("jobs");
+        String gone = fixture.queue("gone");
+        String exchange = fixture.rabbit.exchange("copies");
+        String copies = fixture.queue("copies");
+        var ch = fixture.broker().channel();
+        ch.exchangeDeclare(exchange, BuiltinExchangeType.FANOUT, true);
+        ch.queueDeclare(copies, true, false, false, Map.of());
+        ch.queueBind(copies, exchange, "");
+        MutableClock clock = MutableClock.startingNow();
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Tables tables = new Tables(fixture.db);
+        try (OutboxRelay relay = fixture.relay(clock).meterRegistry(registry).gaugeInterval(Duration.ofSeconds(1))
+                .routes(Routes.builder()
+                        .route("order.placed", Route.job("confirm", jobs, List.of(), Duration.ofSeconds(60)))
+                        .route("order.cancelled", Route.job("refund", gone, List.of(), Duration.ofSeconds(60)))
+                        .route("invoice.sent", Route.publish("copy", exchange, "", List.of(), Duration.ofSeconds(60)))
+                        .build())
+                .build()) {
+            relay.runOnce(); // declares the queues
+            ch.queueDelete(gone); // its publishes are returned: refused
+            tables.record(new OrderPlaced(1, BigDecimal.ONE), new OrderCancelled(1), new InvoiceSent(1));
+            relay.runOnce();
+            clock.advance(Duration.ofSeconds(60));
+            relay.runOnce(); // the job times out
+            await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("outbox.relay.deliveries.failed").gauges().stream()
+                    .noneMatch(g -> Double.isNaN(g.value())));
+            relayMeters = registry.getMeters().stream().map(m -> m.getId().getName()).filter(n -> n.startsWith("outbox.relay."))
+                    .collect(Collectors.toCollection(TreeSet::new));
+            series = registry.scrape().lines().filter(l -> !l.startsWith("#") && !l.isBlank())
+                    .map(l -> l.split("[{ ]", 2)[0]).collect(Collectors.toCollection(TreeSet::new));
+        }
+    }
+
+    @Test
+    void everyDocumentedRelayMeterIsRegisteredAndNoOther() {
+        Set<String> documented = MeterDocs.documented().keySet().stream().filter(n -> n.startsWith("outbox.relay."))
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertThat(relayMeters).isEqualTo(documented);
+    }
+
+    @Test
+    void theDashboardChartsOnlySeriesOfTheDocumentedMetersAndEachOfThem() throws Exception {
+        JsonNode dashboard = new ObjectMapper().readTree(docs().resolve("grafana/outbox-dashboard.json").toFile());
+        List<String> exprs = new ArrayList<>();
+        dashboard.findValues("expr").forEach(e -> exprs.add(e.asText()));
+        dashboard.findValues("definition").forEach(e -> exprs.add(e.asText()));
+        assertThat(exprs).hasSizeGreaterThan(10);
+
+        Set<String> used = seriesIn(exprs);
+
+        assertThat(series).containsAll(used);
+        for (String meter : relayMeters) {
+            String base = meter.replace('.', '_');
+            assertThat(used).as("a panel of %s", meter).anyMatch(s -> s.equals(base) || s.startsWith(base + "_"));
+        }
+    }
+
+    @Test
+    void theAlertRulesUseOnlySeriesOfTheDocumentedMeters() throws Exception {
+        JsonNode rules = new YAMLMapper().readTree(docs().resolve("prometheus/outbox-alerts.yml").toFile());
+        List<String> exprs = new ArrayList<>();
+        rules.findValues("expr").forEach(e -> exprs.add(e.asText()));
+        assertThat(exprs).hasSizeGreaterThanOrEqualTo(4);
+        List<String> alerts = new ArrayList<>();
+        rules.findValues("alert").forEach(a -> alerts.add(a.asText()));
+        assertThat(alerts).contains("OutboxReadyDeliveryWaiting", "OutboxPublishRefusals", "OutboxRelayNotReady");
+
+        assertThat(series).containsAll(seriesIn(exprs));
+    }
+
+    @Test
+    void readsTheSeriesOfAnExpression() {
+        assertThat(seriesIn(List.of("histogram_quantile(0.99, sum by (le, queue) (rate(outbox_relay_confirm_latency_seconds_bucket"
+                + "{queue=~\"$queue\"}[$__rate_interval]))) / ignoring(x) a_b", "label_values(outbox_relay_deliveries_pending, queue)")))
+                .containsExactlyInAnyOrder("outbox_relay_confirm_latency_seconds_bucket", "a_b", "outbox_relay_deliveries_pending");
+    }
+
+    /** The series an expression names: what is left of it without strings, label matchers, ranges, groupings and PromQL's words. */
+    static Set<String> seriesIn(List<String> exprs) {
+        Set<String> names = new TreeSet<>();
+        for (String expr : exprs) {
+            String e = expr.replaceAll("label_values\\(\\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*,[^)]*\\)", "$1")
+                    .replaceAll("\"[^\"]*\"", "")
+                    .replaceAll("\\{[^}]*}", "")
+                    .replaceAll("\\[[^]]*]", "")
+                    .replaceAll("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)", "");
+            Matcher m = IDENTIFIER.matcher(e);
+            while (m.find()) {
+                if (!PROMQL.contains(m.group())) {
+                    names.add(m.group());
+                }
+            }
+        }
+        return names;
+    }
+
+    static Path docs() {
+        return MeterDocs.file().getParent();
+    }
+}
