@@ -107,7 +107,7 @@ final class ServiceSettings {
         }
         for (String key : KEYS) {
             String value = env.get(key);
-            if (value != null) {
+            if (value != null && !isServiceLinkPort(key, value, env.keySet())) {
                 values.put(key, value.trim());
             }
         }
@@ -181,6 +181,15 @@ final class ServiceSettings {
             }
         }
         return false;
+    }
+
+    /**
+     * {@code OUTBOX_HTTP_PORT=tcp://10.0.0.7:80}: the link Kubernetes gives every pod for a Service
+     * named {@code outbox-http} (beside {@code OUTBOX_HTTP_SERVICE_HOST}), not a setting; an explicit
+     * value in the pod's spec replaces it.
+     */
+    static boolean isServiceLinkPort(String key, String value, Set<String> env) {
+        return key.equals(HTTP_PORT) && value.startsWith("tcp://") && isForeign(key, env);
     }
 
     /** The known key nearest to {@code key} by edit distance (the first in alphabetical order on a tie). */

@@ -157,6 +157,19 @@ class RelayHttpIT {
     }
 
     @Test
+    void ignoresTheServiceLinkKubernetesGivesForAServiceNamedOutboxHttp() {
+        Map<String, String> links = Map.of("OUTBOX_HTTP_PORT", "tcp://10.0.0.7:80", "OUTBOX_HTTP_SERVICE_HOST", "10.0.0.7",
+                "OUTBOX_HTTP_SERVICE_PORT", "80", "OUTBOX_HTTP_PORT_80_TCP", "tcp://10.0.0.7:80");
+        assertThat(ServiceSettings.load(links, null).httpPort()).isNull();
+
+        Map<String, String> explicit = new HashMap<>(links);
+        explicit.put("OUTBOX_HTTP_PORT", "9400");
+        assertThat(ServiceSettings.load(explicit, null).httpPort()).isEqualTo(9400);
+        assertThatThrownBy(() -> ServiceSettings.load(Map.of("OUTBOX_HTTP_PORT", "tcp://10.0.0.7:80"), null).httpPort())
+                .hasMessageContaining("OUTBOX_HTTP_PORT");
+    }
+
+    @Test
     void aPortInUseIsReportedNamingTheSetting() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             Map<String, String> env = new HashMap<>(RelayCommandIT.env(db, rabbit, ChildRelay.refundRoutes(dir, rabbit.queue("taken"))));
