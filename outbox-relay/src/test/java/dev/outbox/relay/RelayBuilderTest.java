@@ -47,4 +47,19 @@ class RelayBuilderTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("OutboxRelay.wakeupLinger must be from 0 to 1 s");
     }
+
+    @Test
+    void refusesAGaugeIntervalOutsideOneSecondToOneHour() {
+        assertThatThrownBy(() -> builder().gaugeInterval(Duration.ofMillis(999)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("OutboxRelay.gaugeInterval must be from 1 s to 1 h, got PT0.999S");
+        assertThatThrownBy(() -> builder().gaugeInterval(Duration.ofMinutes(61)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("OutboxRelay.gaugeInterval must be from 1 s to 1 h, got PT1H1M");
+    }
+
+    @Test
+    void refusesANullMeterRegistry() {
+        assertThatThrownBy(() -> builder().meterRegistry(null)).isInstanceOf(NullPointerException.class).hasMessage("meterRegistry");
+    }
 }
