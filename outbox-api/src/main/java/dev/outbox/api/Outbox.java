@@ -57,6 +57,8 @@ public final class Outbox {
     private final Clock clock;
     private final IdGenerator ids;
     private final @Nullable String notifyChannel;
+    /** {@code record}'s statement for one event, rendered at its first use. */
+    private volatile @Nullable OneEventInsert oneEvent;
 
     private Outbox(Builder b) {
         this.tables = b.tables;
@@ -158,6 +160,9 @@ public final class Outbox {
         if (rows.isEmpty()) {
             return List.of();
         }
+        if (rows.size() == 1) {
+            return writeOne(tx, rows.get(0), allOrNone);
+        }
         DSLContext ctx = OutboxDsl.mapped(tx, tables);
         Set<UUID> written = insert(ctx, rows);
         if (allOrNone && written.size() < rows.size()) {
@@ -171,6 +176,22 @@ public final class Outbox {
             notifyRelays(ctx);
         }
         return ids(rows, written::contains);
+    }
+
+    /** One event: its INSERT and NOTIFY in one statement, rendered once. */
+    private List<UUID> writeOne(DSLContext tx, OutboxEventsRecord row, boolean allOrNone) {
+        OneEventInsert statement = oneEvent;
+        if (statement == null) {
+            statement = OneEventInsert.render(OutboxDsl.mapped(tx, tables), notifyChannel);
+            oneEvent = statement;
+        }
+        if (statement.insert(tx, row)) {
+            return List.of(row.getId());
+        }
+        if (allOrNone) {
+            throw new DuplicateEventException(List.of(row.getId()));
+        }
+        return List.of();
     }
 
     private List<OutboxEventsRecord> encodeAll(DSLContext tx, List<?> events) {
