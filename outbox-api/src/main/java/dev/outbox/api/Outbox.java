@@ -3,6 +3,7 @@ package dev.outbox.api;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
 import dev.outbox.flyway.OutboxTables;
+import dev.outbox.schema.mapping.OutboxRenderMapping;
 import dev.outbox.schema.tables.records.OutboxEventsRecord;
 import java.time.Clock;
 import java.time.OffsetDateTime;
@@ -17,6 +18,8 @@ import java.util.function.Predicate;
 import org.jooq.DSLContext;
 import org.jooq.InsertValuesStep8;
 import org.jooq.JSONB;
+import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
@@ -182,7 +185,8 @@ public final class Outbox {
     private List<UUID> writeOne(DSLContext tx, OutboxEventsRecord row, boolean allOrNone) {
         OneEventInsert statement = oneEvent;
         if (statement == null) {
-            statement = OneEventInsert.render(OutboxDsl.mapped(tx, tables), notifyChannel);
+            // rendered with settings of its own: the caller's may inline values or name parameters
+            statement = OneEventInsert.render(DSL.using(SQLDialect.POSTGRES, OutboxRenderMapping.apply(new Settings(), tables)), notifyChannel);
             oneEvent = statement;
         }
         if (statement.insert(tx, row)) {
