@@ -3,6 +3,7 @@ package dev.outbox.api;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
 import dev.outbox.flyway.OutboxTables;
+import dev.outbox.schema.mapping.OutboxRenderMapping;
 import dev.outbox.schema.tables.records.OutboxEventsRecord;
 import java.time.Clock;
 import java.time.OffsetDateTime;
@@ -17,6 +18,8 @@ import java.util.function.Predicate;
 import org.jooq.DSLContext;
 import org.jooq.InsertValuesStep8;
 import org.jooq.JSONB;
+import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
@@ -57,6 +60,8 @@ public final class Outbox {
     private final Clock clock;
     private final IdGenerator ids;
     private final @Nullable String notifyChannel;
+    /** {@code record}'s statement for one event, rendered at its first use. */
+    private volatile @Nullable OneEventInsert oneEvent;
 
     private Outbox(Builder b) {
         this.tables = b.tables;
@@ -158,6 +163,9 @@ public final class Outbox {
         if (rows.isEmpty()) {
             return List.of();
         }
+        if (rows.size() == 1) {
+            return writeOne(tx, rows.get(0), allOrNone);
+        }
         DSLContext ctx = OutboxDsl.mapped(tx, tables);
         Set<UUID> written = insert(ctx, rows);
         if (allOrNone && written.size() < rows.size()) {
@@ -171,6 +179,23 @@ public final class Outbox {
             notifyRelays(ctx);
         }
         return ids(rows, written::contains);
+    }
+
+    /** One event: its INSERT and NOTIFY in one statement, rendered once. */
+    private List<UUID> writeOne(DSLContext tx, OutboxEventsRecord row, boolean allOrNone) {
+        OneEventInsert statement = oneEvent;
+        if (statement == null) {
+            // rendered with settings of its own: the caller's may inline values or name parameters
+            statement = OneEventInsert.render(DSL.using(SQLDialect.POSTGRES, OutboxRenderMapping.apply(new Settings(), tables)), notifyChannel);
+            oneEvent = statement;
+        }
+        if (statement.insert(tx, row)) {
+            return List.of(row.getId());
+        }
+        if (allOrNone) {
+            throw new DuplicateEventException(List.of(row.getId()));
+        }
+        return List.of();
     }
 
     private List<OutboxEventsRecord> encodeAll(DSLContext tx, List<?> events) {

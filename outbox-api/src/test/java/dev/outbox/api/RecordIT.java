@@ -27,6 +27,8 @@ import org.jooq.DSLContext;
 import org.jooq.ExecuteContext;
 import org.jooq.ExecuteListener;
 import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
+import org.jooq.conf.StatementType;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.junit.jupiter.api.BeforeAll;
@@ -103,6 +105,16 @@ class RecordIT {
         assertThat(row.getTraceparent()).isNull();
         assertThat(id.version()).isEqualTo(7);
         assertThat(dsl.fetchCount(DSL.table("orders"))).isOne();
+    }
+
+    @Test
+    void recordsThroughAContextThatInlinesItsValues() {
+        DSLContext inlining = DSL.using(db.dataSource(), SQLDialect.POSTGRES, new Settings().withStatementType(StatementType.STATIC_STATEMENT));
+        Outbox fresh = Outbox.builder().tables(db.tables()).notifications(false).build(); // renders its statement on this first call
+
+        UUID id = inlining.transactionResult(tx -> fresh.record(tx.dsl(), new OrderPlaced(1L, BigDecimal.ONE)));
+
+        assertThat(event(id).getEventType()).isEqualTo("order.placed");
     }
 
     @Test

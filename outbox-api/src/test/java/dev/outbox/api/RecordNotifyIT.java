@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.testing.PostgresSchemaExtension;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -104,6 +107,31 @@ class RecordNotifyIT {
         // notification of the rolled-back transaction would have arrived before this one
         commitOne(outbox);
 
+        assertThat(awaitNotifications()).hasSize(1);
+    }
+
+    @Test
+    void recordsOneEventAndItsNotificationInOneStatement() throws SQLException {
+        // PostgreSQL serialises the commits of notifying transactions: each round trip more in such a
+        // transaction is paid by every producer (docs/BENCHMARKS.md, R1)
+        Outbox outbox = outbox();
+        AtomicInteger statements = new AtomicInteger();
+        try (Connection connection = db.dataSource().getConnection()) {
+            Connection counting = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                    (proxy, method, args) -> {
+                        if (method.getName().startsWith("prepare") || method.getName().equals("createStatement")) {
+                            statements.incrementAndGet();
+                        }
+                        try {
+                            return method.invoke(connection, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+            DSL.using(counting, SQLDialect.POSTGRES).transaction(tx -> outbox.record(tx.dsl(), new OrderPlaced(1L)));
+        }
+
+        assertThat(statements).hasValue(1);
         assertThat(awaitNotifications()).hasSize(1);
     }
 

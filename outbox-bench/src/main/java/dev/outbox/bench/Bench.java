@@ -48,6 +48,7 @@ import org.jooq.impl.DSL;
  * <pre>
  * java -jar outbox-bench/target/outbox-bench.jar [--runs 3] [--scenarios S1,S2,S3,S4,S5,CEIL] [--smoke]
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios P1     # retention beside S2's load, not a default
+ * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios REF-R1,R1,R1-QUIET  # R1 with and without NOTIFY, not a default
  * </pre>
  */
 public final class Bench {
@@ -139,7 +140,8 @@ public final class Bench {
             case "S3" -> liveProducers(true);
             case "S4" -> fixedRate();
             case "S5" -> recordingAlone();
-            case "R1" -> recordingOneByOne();
+            case "R1" -> recordingOneByOne(true);
+            case "R1-QUIET" -> recordingOneByOne(false);
             case "REF-S1" -> referenceBacklogDrain();
             case "REF-S2" -> referenceLiveProducers();
             case "REF-R1" -> referenceRecording();
@@ -329,11 +331,11 @@ public final class Bench {
         }
     }
 
-    /** R1 (diagnostic): the S2 producers alone, no relay or worker running. */
-    private void recordingOneByOne() throws Exception {
+    /** R1 (diagnostic): the S2 producers alone, no relay or worker running; R1-QUIET: the same without NOTIFY. */
+    private void recordingOneByOne(boolean notifications) throws Exception {
         try (Schema schema = Schema.create(pg)) {
-            long recorded = produce(schema, 4, scale.producerSeconds, 0);
-            put("R1", R1_METRIC, recorded / (double) scale.producerSeconds);
+            long recorded = produce(schema, 4, scale.producerSeconds, 0, null, notifications);
+            put(notifications ? "R1" : "R1-QUIET", R1_METRIC, recorded / (double) scale.producerSeconds);
         }
     }
 
@@ -421,7 +423,13 @@ public final class Bench {
     /** With {@code longest}, also the longest producer transaction (record and commit), in nanoseconds. */
     private long produce(Schema schema, int threads, int seconds, int rate,
             java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest) throws Exception {
-        Outbox outbox = Outbox.builder().tables(schema.tables).build();
+        return produce(schema, threads, seconds, rate, longest, true);
+    }
+
+    /** With {@code notifications} false, the producers' outbox sends no NOTIFY. */
+    private long produce(Schema schema, int threads, int seconds, int rate,
+            java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest, boolean notifications) throws Exception {
+        Outbox outbox = Outbox.builder().tables(schema.tables).notifications(notifications).build();
         AtomicLong recorded = new AtomicLong();
         long start = System.nanoTime();
         long end = start + Duration.ofSeconds(seconds).toNanos();
