@@ -59,6 +59,6 @@ class QueueConsumerIT {
         WorkerTransitions transitions = new WorkerTransitions(new DeliveryTransitions(tables, Clock.systemUTC()));
         CompletionWriter completions = new CompletionWriter(dsl, transitions, "queue-consumer-test-completions");
         return new MessageProcessor(dsl, new DeliveryQueries(dsl, tables), transitions, completions, EventSerializer.jackson(), Map.of(),
-                () -> false);
+                () -> false, WorkerMeters.NONE, JobTracing.NONE);
     }
 }
