@@ -2,6 +2,8 @@ package dev.outbox.api;
 
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
+import dev.outbox.api.internal.RecordingMeters;
+import dev.outbox.api.internal.TraceContext;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
 import dev.outbox.schema.tables.records.OutboxEventsRecord;
@@ -62,6 +64,8 @@ public final class Outbox {
     private final @Nullable String notifyChannel;
     /** {@code record}'s statement for one event, rendered at its first use. */
     private volatile @Nullable OneEventInsert oneEvent;
+    private final RecordingMeters meters;
+    private final TraceContext trace;
 
     private Outbox(Builder b) {
         this.tables = b.tables;
@@ -70,6 +74,8 @@ public final class Outbox {
         this.clock = b.clock;
         this.ids = b.ids;
         this.notifyChannel = b.notifications ? b.notifyChannel : null;
+        this.meters = RecordingMeters.of(b.meterRegistry);
+        this.trace = TraceContext.detect();
     }
 
     public static Builder builder() {
@@ -79,6 +85,9 @@ public final class Outbox {
     /**
      * Records one event in the transaction of {@code tx} and returns its id. {@code event} is the event
      * object, or a {@link NewEvent} that carries an id, type, ordering key or trace headers with it.
+     * An event without a traceparent of its own takes the current OpenTelemetry span's (and its
+     * tracestate) when the OpenTelemetry API is on the class path and that span is valid; an explicit
+     * {@link NewEvent#withTraceparent(String)} wins.
      *
      * <p>An id of your own that is already recorded throws {@link DuplicateEventException} and writes
      * nothing. The duplicate is detected with {@code ON CONFLICT (id) DO NOTHING}, not by a failed
@@ -177,6 +186,7 @@ public final class Outbox {
         }
         if (!written.isEmpty()) {
             notifyRelays(ctx);
+            meters.recorded(types(rows, written));
         }
         return ids(rows, written::contains);
     }
@@ -190,6 +200,7 @@ public final class Outbox {
             oneEvent = statement;
         }
         if (statement.insert(tx, row)) {
+            meters.recorded(List.of(row.getEventType()));
             return List.of(row.getId());
         }
         if (allOrNone) {
@@ -209,8 +220,9 @@ public final class Outbox {
         List<OutboxEventsRecord> rows = new ArrayList<>(events.size());
         Set<UUID> seen = new HashSet<>();
         List<UUID> twice = new ArrayList<>();
+        TraceContext.Headers current = trace.current(); // the caller's span, for events that name no trace of their own
         for (Object event : events) {
-            OutboxEventsRecord r = encode(event, now);
+            OutboxEventsRecord r = encode(event, now, current);
             if (!seen.add(r.getId())) {
                 twice.add(r.getId());
             }
@@ -245,6 +257,17 @@ public final class Outbox {
         }
     }
 
+    /** The event types of the rows written, one per event. */
+    private static List<String> types(List<OutboxEventsRecord> rows, Set<UUID> written) {
+        List<String> types = new ArrayList<>(written.size());
+        for (OutboxEventsRecord r : rows) {
+            if (written.contains(r.getId())) {
+                types.add(r.getEventType());
+            }
+        }
+        return types;
+    }
+
     /** The ids of {@code rows} that {@code keep} accepts, in order. */
     private static List<UUID> ids(List<OutboxEventsRecord> rows, Predicate<UUID> keep) {
         List<UUID> result = new ArrayList<>(rows.size());
@@ -276,7 +299,7 @@ public final class Outbox {
         return java.util.Optional.ofNullable(notifyChannel);
     }
 
-    private OutboxEventsRecord encode(Object event, OffsetDateTime now) {
+    private OutboxEventsRecord encode(Object event, OffsetDateTime now, TraceContext.@Nullable Headers current) {
         Objects.requireNonNull(event, "event");
         NewEvent e = event instanceof NewEvent n ? n : NewEvent.of(event);
         String type = e.eventType() != null ? e.eventType() : eventTypes.nameOf(e.payload().getClass());
@@ -286,8 +309,13 @@ public final class Outbox {
         r.setEventType(type);
         r.setPayload(JSONB.valueOf(json));
         r.setOrderingKey(e.orderingKey());
-        r.setTraceparent(e.traceparent());
-        r.setTracestate(e.tracestate());
+        if (e.traceparent() == null && current != null) {
+            r.setTraceparent(current.traceparent());
+            r.setTracestate(e.tracestate() != null ? e.tracestate() : current.tracestate());
+        } else {
+            r.setTraceparent(e.traceparent());
+            r.setTracestate(e.tracestate());
+        }
         r.setCreatedAt(now);
         return r;
     }
@@ -309,6 +337,8 @@ public final class Outbox {
         private IdGenerator ids = IdGenerator.uuidV7();
         private String notifyChannel = DEFAULT_NOTIFY_CHANNEL;
         private boolean notifications = true;
+        /** An {@code io.micrometer.core.instrument.MeterRegistry}, or null; typed Object so that the builder loads without Micrometer. */
+        private @Nullable Object meterRegistry;
 
         private Builder() {}
 
@@ -358,6 +388,16 @@ public final class Outbox {
          */
         public Builder notifications(boolean notifications) {
             this.notifications = notifications;
+            return this;
+        }
+
+        /**
+         * Counts recorded events in {@code registry}: {@code outbox.events.recorded}, tagged by event type,
+         * once the INSERT succeeded (recording cannot see the commit: a transaction rolled back later
+         * was counted). Micrometer is an optional dependency: without this setting none is needed.
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.outbox.worker;
 
+import java.util.Optional;
 import java.util.UUID;
 
 /** What a handler knows about the delivery it is running. Valid during the handler call. */
@@ -31,4 +32,14 @@ public interface JobContext {
      * stops when it returns false (the delivery timed out and was dispatched again, or was settled).
      */
     boolean isCurrentAttempt();
+
+    /**
+     * The W3C {@code traceparent} the event was recorded with (the relay carries it in the message);
+     * empty when it was recorded without one. With the OpenTelemetry API on the class path the worker
+     * runs the handler in a CONSUMER span that is a child of it, current on the handler's thread
+     * ({@code Span.current()}), with {@code trace_id} and {@code span_id} in the MDC.
+     */
+    default Optional<String> traceparent() {
+        return Optional.empty();
+    }
 }

@@ -7,8 +7,10 @@ import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.delivery.amqp.AmqpFactories;
 import dev.outbox.delivery.amqp.AmqpNames;
 import dev.outbox.flyway.OutboxTables;
+import dev.outbox.worker.internal.JobTracing;
 import dev.outbox.worker.internal.Registration;
 import dev.outbox.worker.internal.WorkerEngine;
+import dev.outbox.worker.internal.WorkerMeters;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -106,6 +108,10 @@ public final class OutboxWorker implements AutoCloseable {
         private Duration shutdownGrace = DEFAULT_GRACE;
         private boolean shutdownHook = true;
         private String name = "outbox-worker";
+        /** An {@code io.micrometer.core.instrument.MeterRegistry}, or null; typed Object so that the builder loads without Micrometer. */
+        private @Nullable Object meterRegistry;
+        /** An {@code io.opentelemetry.api.OpenTelemetry}, or null (then {@code GlobalOpenTelemetry}); Object for the same reason. */
+        private @Nullable Object openTelemetry;
 
         private Builder() {}
 
@@ -215,6 +221,28 @@ public final class OutboxWorker implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Registers the worker's meters in {@code registry} (docs/observability.md): handler durations,
+         * jobs by outcome, dropped messages by reason, handlers in flight and the lag from recording to
+         * handler start, tagged by queue, job type, outcome and reason only. Micrometer is an optional
+         * dependency: without this setting the worker needs no Micrometer on the class path.
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
+            return this;
+        }
+
+        /**
+         * The OpenTelemetry whose tracer starts a CONSUMER span around each handler, child of the trace
+         * recorded with the event. Default: {@code GlobalOpenTelemetry} (read at each job, so that it may
+         * be set after the worker is built) when the OpenTelemetry API is on the class path; without the
+         * API the worker traces nothing and needs nothing.
+         */
+        public Builder openTelemetry(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+            this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
+            return this;
+        }
+
         public OutboxWorker build() {
             if ((dataSource == null) == (dsl == null)) {
                 throw new IllegalArgumentException("dataSource or dsl: set exactly one of them");
@@ -234,7 +262,8 @@ public final class OutboxWorker implements AutoCloseable {
             DSLContext context = dsl != null ? dsl : DSL.using(Objects.requireNonNull(dataSource), SQLDialect.POSTGRES);
             ConnectionFactory factory = connectionFactory != null ? connectionFactory : fromUri(Objects.requireNonNull(amqpUri));
             return new OutboxWorker(new WorkerEngine(new WorkerEngine.Settings(context, factory, tables, serializer, clock,
-                    queues, handlers, shutdownGrace, shutdownHook, name)));
+                    queues, handlers, shutdownGrace, shutdownHook, name, WorkerMeters.of(meterRegistry, queues.keySet(), clock),
+                    JobTracing.of(openTelemetry))));
         }
 
         /**

@@ -1,7 +1,9 @@
 package dev.outbox.worker.internal;
 
 import dev.outbox.worker.JobContext;
+import java.util.Optional;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /** The context handed to a handler: values read from the database before the call. */
 final class JobContextImpl implements JobContext {
@@ -9,11 +11,18 @@ final class JobContextImpl implements JobContext {
     private final DeliveryRow row;
     private final UUID dispatchId;
     private final DeliveryQueries queries;
+    private final @Nullable String traceparent;
 
-    JobContextImpl(DeliveryRow row, UUID dispatchId, DeliveryQueries queries) {
+    JobContextImpl(DeliveryRow row, UUID dispatchId, DeliveryQueries queries, @Nullable String traceparent) {
         this.row = row;
         this.dispatchId = dispatchId;
         this.queries = queries;
+        this.traceparent = traceparent;
+    }
+
+    @Override
+    public Optional<String> traceparent() {
+        return Optional.ofNullable(traceparent);
     }
 
     @Override

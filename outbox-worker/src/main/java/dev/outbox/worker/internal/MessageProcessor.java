@@ -40,6 +40,7 @@ final class MessageProcessor {
 
     /** A message whose dispatch this worker is handling right now. */
     static final class Running {
+        final String queue;
         final DeliveryMessage message;
         final Dispatch dispatch;
         final UUID eventId;
@@ -47,7 +48,8 @@ final class MessageProcessor {
         final Settlement settlement;
         volatile boolean inHandler;
 
-        Running(DeliveryMessage message, Settlement settlement) {
+        Running(String queue, DeliveryMessage message, Settlement settlement) {
+            this.queue = queue;
             this.message = message;
             this.dispatch = new Dispatch(message.deliveryId(), message.dispatchId());
             this.eventId = message.eventId();
@@ -64,10 +66,15 @@ final class MessageProcessor {
     private final Map<String, Registration<?>> handlers;
     private final Map<UUID, Running> running = new ConcurrentHashMap<>();
     private final BooleanSupplier stopping;
+    private final WorkerMeters meters;
+    private final JobTracing tracing;
 
     MessageProcessor(DSLContext dsl, DeliveryQueries queries, WorkerTransitions transitions, CompletionWriter completions,
-            EventSerializer serializer, Map<String, Registration<?>> handlers, BooleanSupplier stopping) {
+            EventSerializer serializer, Map<String, Registration<?>> handlers, BooleanSupplier stopping, WorkerMeters meters,
+            JobTracing tracing) {
         this.stopping = stopping;
+        this.meters = meters;
+        this.tracing = tracing;
         this.dsl = dsl;
         this.queries = queries;
         this.transitions = transitions;
@@ -88,13 +95,15 @@ final class MessageProcessor {
             message = DeliveryMessage.fromJson(body);
         } catch (MalformedMessageException e) {
             malformed(queue, e, settlement);
+            meters.dropped(queue, WorkerMeters.Drop.BAD_MESSAGE);
             return null;
         } catch (RuntimeException e) {
             log.warn("unreadable message on queue {} rejected ({})", queue, e.getClass().getName());
             settlement.reject();
+            meters.dropped(queue, WorkerMeters.Drop.BAD_MESSAGE);
             return null;
         }
-        Running run = new Running(message, settlement);
+        Running run = new Running(queue, message, settlement);
         if (running.putIfAbsent(message.dispatchId(), run) != null) {
             putIds(message.eventId(), message.deliveryId());
             try {
@@ -104,6 +113,7 @@ final class MessageProcessor {
                 clearIds();
             }
             settlement.ack();
+            meters.dropped(queue, WorkerMeters.Drop.DUPLICATE);
             return null;
         }
         return run;
@@ -133,6 +143,7 @@ final class MessageProcessor {
             for (Running r : runs) {
                 r.settlement.reject();
                 running.remove(r.dispatch.dispatchId(), r);
+                meters.dropped(r.queue, WorkerMeters.Drop.DATABASE_ERROR);
             }
             return null;
         } catch (Error e) {
@@ -162,6 +173,7 @@ final class MessageProcessor {
                     clearIds();
                 }
                 run.settlement.ack();
+                meters.dropped(queue, WorkerMeters.Drop.UNKNOWN_DELIVERY);
                 return;
             }
             putIds(row.eventId(), row.deliveryId());
@@ -179,6 +191,7 @@ final class MessageProcessor {
             log.error("could not settle delivery {} dispatch {} ({}); message rejected, the delivery will time out and be retried",
                     message.deliveryId(), message.dispatchId(), t.getClass().getName());
             run.settlement.reject();
+            meters.dropped(queue, WorkerMeters.Drop.DATABASE_ERROR);
         } finally {
             if (!handedOver) {
                 running.remove(run.dispatch.dispatchId(), run);
@@ -192,12 +205,14 @@ final class MessageProcessor {
             log.warn("message for delivery {} dispatch {} dropped without running the job: the delivery is {} with dispatch {}"
                     + " (settled, or dispatched again)", row.deliveryId(), message.dispatchId(), row.status(), row.dispatchId());
             run.settlement.ack();
+            meters.dropped(run.queue, WorkerMeters.Drop.STALE_DISPATCH);
             return false;
         }
         if (!row.jobType().equals(message.jobType())) {
             log.warn("message for delivery {} dispatch {} names job type {} but the delivery's job type is {}",
                     row.deliveryId(), message.dispatchId(), LogText.of(message.jobType()), row.jobType());
             failAndAck(row, run, FailureReason.BAD_MESSAGE, null);
+            meters.dropped(run.queue, WorkerMeters.Drop.JOB_TYPE_MISMATCH);
             return false;
         }
         Registration<?> registration = handlers.get(row.jobType());
@@ -205,6 +220,7 @@ final class MessageProcessor {
             log.warn("no handler for job type {} (delivery {}, dispatch {}, queue {})",
                     row.jobType(), row.deliveryId(), message.dispatchId(), LogText.of(row.queue()));
             failAndAck(row, run, FailureReason.UNKNOWN_JOB_TYPE, null);
+            meters.dropped(run.queue, WorkerMeters.Drop.UNKNOWN_JOB_TYPE);
             return false;
         }
         Object event;
@@ -214,21 +230,27 @@ final class MessageProcessor {
             log.warn("event {} of delivery {} (type {}) cannot be read as {} ({})", row.eventId(), row.deliveryId(), row.eventType(),
                     registration.eventClass().getName(), e.getClass().getName());
             failAndAck(row, run, FailureReason.UNDESERIALIZABLE_EVENT, null);
+            meters.dropped(run.queue, WorkerMeters.Drop.UNDESERIALIZABLE_EVENT);
             return false;
         }
 
         Throwable failure = null;
+        JobTracing.HandlerSpan span = tracing.start(run.queue, message);
+        long started = meters.handlerStarted(run.queue, row.jobType(), row.createdAt());
         run.inHandler = true;
         try {
-            registration.invoke(event, new JobContextImpl(row, dispatch.dispatchId(), queries));
+            registration.invoke(event, new JobContextImpl(row, dispatch.dispatchId(), queries, message.traceparent()));
         } catch (Throwable t) {
             failure = t;
         } finally {
             run.inHandler = false;
+            span.end(failure);
+            meters.handlerEnded(run.queue, row.jobType(), started);
         }
         boolean interrupted = Thread.interrupted(); // write the outcome even if the job left the thread interrupted
         try {
             if (failure == null) {
+                meters.jobEnded(run.queue, row.jobType(), WorkerMeters.Outcome.COMPLETED, null);
                 completions.submit(new CompletionWriter.Completed(dispatch, row.eventId(), run.settlement,
                         () -> running.remove(dispatch.dispatchId(), run)));
                 return true;
@@ -241,11 +263,14 @@ final class MessageProcessor {
                 } else {
                     notCurrent("retry", dispatch);
                 }
+                meters.jobEnded(run.queue, row.jobType(), outcome.map(RetryOutcome::retried).orElse(!row.lastAttempt())
+                        ? WorkerMeters.Outcome.RETRY : WorkerMeters.Outcome.FAILED, FailureReason.RETRIES_EXHAUSTED);
                 run.settlement.ack();
             } else if (failure instanceof Error) {
                 died(run, failure.getClass().getName());
             } else {
                 failAndAck(row, run, FailureReason.JOB_FAILED, failure.getClass().getName());
+                meters.jobEnded(run.queue, row.jobType(), WorkerMeters.Outcome.FAILED, FailureReason.JOB_FAILED);
             }
             return false;
         } finally {
@@ -275,6 +300,7 @@ final class MessageProcessor {
             notCurrent("worker death", run.dispatch);
         }
         run.settlement.ack();
+        meters.jobEnded(run.queue, run.jobType, WorkerMeters.Outcome.WORKER_DIED, null);
     }
 
     /** An outcome written on a handler thread, tried again while the database is unavailable and the worker not stopping. */

@@ -69,7 +69,7 @@ final class QueueConsumer {
                     Thread t = new Thread(r, "outbox-worker-" + queue + "-" + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
-                });
+            });
         this.ahead = new Semaphore(Math.max(MAX_AHEAD_MIN, 4 * settings.concurrency()));
         this.lookups = new Thread(this::lookUp, "outbox-worker-" + queue + "-lookup");
         this.lookups.setDaemon(true);
@@ -128,29 +128,45 @@ final class QueueConsumer {
         channel = ch;
         ChannelAcks channelAcks = new ChannelAcks(ch);
         acks = channelAcks;
-        lookups.start();
-        ch.basicQos(settings.prefetch());
-        consumerTag = ch.basicConsume(queue, false, new DefaultConsumer(ch) {
-            @Override
-            public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
-                channelAcks.received(envelope.getDeliveryTag());
-                accept(channelAcks, envelope.getDeliveryTag(), body);
-            }
-
-            @Override
-            public void handleCancel(String tag) {
-                log.warn("the broker cancelled the consumer of queue {} (queue deleted?)", queue);
-            }
-
-            @Override
-            public void handleShutdownSignal(String tag, ShutdownSignalException sig) {
-                if (!stopping) {
-                    log.warn("consumer of queue {} stopped: channel or connection closed ({}{})", queue,
-                            sig.isHardError() ? "connection" : "channel", closeReason(sig));
+        try {
+            ch.basicQos(settings.prefetch());
+            consumerTag = ch.basicConsume(queue, false, new DefaultConsumer(ch) {
+                @Override
+                public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+                    channelAcks.received(envelope.getDeliveryTag());
+                    accept(channelAcks, envelope.getDeliveryTag(), body);
                 }
-            }
-        });
+
+                @Override
+                public void handleCancel(String tag) {
+                    log.warn("the broker cancelled the consumer of queue {} (queue deleted?)", queue);
+                }
+
+                @Override
+                public void handleShutdownSignal(String tag, ShutdownSignalException sig) {
+                    if (!stopping) {
+                        log.warn("consumer of queue {} stopped: channel or connection closed ({}{})", queue,
+                                sig.isHardError() ? "connection" : "channel", closeReason(sig));
+                    }
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(ch); // the next try opens a channel of its own
+            throw e;
+        }
+        // started once, after the consume succeeded: a refused consume is tried again (awaitQueue) on a new channel
+        lookups.start();
         log.info("consuming queue {} with concurrency {} and prefetch {}", queue, settings.concurrency(), settings.prefetch());
+    }
+
+    private void closeQuietly(Channel ch) {
+        if (ch.isOpen()) {
+            try {
+                ch.close();
+            } catch (IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
+                log.debug("closing the channel of queue {} failed ({})", queue, e.getClass().getName());
+            }
+        }
     }
 
     /** The broker's reply code and text when it closed the channel or connection (", 406 PRECONDITION_FAILED - ..."), else "". */
@@ -264,7 +280,7 @@ final class QueueConsumer {
                     } finally {
                         ahead.release();
                     }
-                });
+            });
             } catch (RejectedExecutionException e) {
                 processor.abandon(run); // shutting down: never started, the channel's close gives it back
                 ahead.release();

@@ -36,7 +36,7 @@ public final class WorkerEngine {
     /** What the builder collected and checked. */
     public record Settings(DSLContext dsl, ConnectionFactory connectionFactory, OutboxTables tables, EventSerializer serializer,
             Clock clock, Map<String, QueueSettings> queues, Map<String, Registration<?>> handlers, Duration shutdownGrace,
-            boolean shutdownHook, String name) {
+            boolean shutdownHook, String name, WorkerMeters meters, JobTracing tracing) {
 
         public Settings {
             queues = Map.copyOf(new LinkedHashMap<>(queues));
@@ -59,7 +59,7 @@ public final class WorkerEngine {
         WorkerTransitions transitions = new WorkerTransitions(new DeliveryTransitions(settings.tables(), settings.clock()));
         this.completions = new CompletionWriter(db, transitions, settings.name() + "-completions");
         this.processor = new MessageProcessor(db, new DeliveryQueries(db, settings.tables()), transitions, completions, settings.serializer(), settings.handlers(),
-                closed::get);
+                closed::get, settings.meters(), settings.tracing());
         this.hook = new Thread(this::closeFromHook, settings.name() + "-shutdown");
     }
 

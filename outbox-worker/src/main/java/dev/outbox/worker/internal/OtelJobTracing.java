@@ -1,0 +1,119 @@
+package dev.outbox.worker.internal;
+
+import dev.outbox.delivery.DeliveryMessage;
+import io.opentelemetry.api.GlobalOpenTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.MDC;
+
+/**
+ * A CONSUMER span around each handler, child of the W3C trace context recorded with the event (the
+ * message's {@code traceparent} and {@code tracestate}), current on the handler's thread, with its ids
+ * in the MDC as {@value #MDC_TRACE_ID} and {@value #MDC_SPAN_ID}. Attributes are the queue, the job and
+ * event types and the ids; an error status names the exception's class, never its message.
+ */
+final class OtelJobTracing implements JobTracing {
+
+    static final String MDC_TRACE_ID = "trace_id";
+    static final String MDC_SPAN_ID = "span_id";
+    static final String INSTRUMENTATION = "dev.outbox.worker";
+
+    private static final TextMapGetter<DeliveryMessage> TRACE_HEADERS = new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(DeliveryMessage message) {
+            List<String> keys = new ArrayList<>(2);
+            if (message.traceparent() != null) {
+                keys.add(DeliveryMessage.HEADER_TRACEPARENT);
+            }
+            if (message.tracestate() != null) {
+                keys.add(DeliveryMessage.HEADER_TRACESTATE);
+            }
+            return keys;
+        }
+
+        @Override
+        public @Nullable String get(@Nullable DeliveryMessage message, String key) {
+            if (message == null) {
+                return null;
+            }
+            return switch (key) {
+                case DeliveryMessage.HEADER_TRACEPARENT -> message.traceparent();
+                case DeliveryMessage.HEADER_TRACESTATE -> message.tracestate();
+                default -> null;
+            };
+        }
+    };
+
+    /** Null: {@code GlobalOpenTelemetry} at each job (never read before the application could set it). */
+    private final @Nullable OpenTelemetry openTelemetry;
+
+    private OtelJobTracing(@Nullable OpenTelemetry openTelemetry) {
+        this.openTelemetry = openTelemetry;
+    }
+
+    static JobTracing of(Object openTelemetry) {
+        return new OtelJobTracing((OpenTelemetry) openTelemetry);
+    }
+
+    static JobTracing global() {
+        return new OtelJobTracing(null);
+    }
+
+    private Tracer tracer() {
+        // getOrNoop: an unset global stays settable by the application (get() would fix it to no-op)
+        return (openTelemetry != null ? openTelemetry : GlobalOpenTelemetry.getOrNoop()).getTracer(INSTRUMENTATION);
+    }
+
+    @Override
+    public HandlerSpan start(String queue, DeliveryMessage message) {
+        Context parent = message.traceparent() == null ? Context.root()
+                : W3CTraceContextPropagator.getInstance().extract(Context.root(), message, TRACE_HEADERS);
+        Span span = tracer().spanBuilder("process " + queue)
+                .setParent(parent)
+                .setSpanKind(SpanKind.CONSUMER)
+                .setAttribute("messaging.system", "rabbitmq")
+                .setAttribute("messaging.operation.name", "process")
+                .setAttribute("messaging.operation.type", "process")
+                .setAttribute("messaging.destination.name", queue)
+                .setAttribute("messaging.message.id", message.dispatchId().toString())
+                .setAttribute("outbox.event.id", message.eventId().toString())
+                .setAttribute("outbox.event.type", message.eventType())
+                .setAttribute("outbox.delivery.id", message.deliveryId().toString())
+                .setAttribute("outbox.job.type", message.jobType())
+                .setAttribute("outbox.attempt", (long) message.attempt())
+                .startSpan();
+        Scope scope = span.makeCurrent();
+        SpanContext ids = span.getSpanContext();
+        boolean valid = ids.isValid();
+        if (valid) {
+            MDC.put(MDC_TRACE_ID, ids.getTraceId());
+            MDC.put(MDC_SPAN_ID, ids.getSpanId());
+        }
+        return failure -> {
+            try {
+                if (failure != null) {
+                    span.setAttribute("error.type", failure.getClass().getName());
+                    span.setStatus(StatusCode.ERROR, failure.getClass().getName());
+                }
+            } finally {
+                scope.close();
+                span.end();
+                if (valid) {
+                    MDC.remove(MDC_TRACE_ID);
+                    MDC.remove(MDC_SPAN_ID);
+                }
+            }
+        };
+    }
+}
