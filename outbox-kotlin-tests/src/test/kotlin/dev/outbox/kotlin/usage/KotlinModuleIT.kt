@@ -1,10 +1,16 @@
-package dev.outbox.kotlin
+// a package of its own, so that the helpers are imported as an application imports them
+package dev.outbox.kotlin.usage
 
 import com.fasterxml.jackson.databind.json.JsonMapper
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule
 import dev.outbox.api.EventType
 import dev.outbox.api.JacksonEventSerializer
 import dev.outbox.api.Outbox
+import dev.outbox.kotlin.KotlinEventSerializer
+import dev.outbox.kotlin.RetryDelays
+import dev.outbox.kotlin.handler
+import dev.outbox.kotlin.job
+import dev.outbox.kotlin.jobRoute
 import dev.outbox.relay.OutboxRelay
 import dev.outbox.relay.Routes
 import dev.outbox.schema.Tables.OUTBOX_DELIVERIES
