@@ -18,7 +18,11 @@ public interface EventSerializer {
     /** The event of class {@code type} from the JSON text of its payload. */
     <T> T deserialize(String json, Class<T> type);
 
-    /** The default: Jackson with every module on the class path (java.time, Kotlin) and strict checks. */
+    /**
+     * The default: Jackson with every module on the class path (java.time, and Kotlin data classes
+     * once jackson-module-kotlin is there: outbox-kotlin brings it, with {@code KotlinEventSerializer})
+     * and strict checks.
+     */
     static EventSerializer jackson() {
         return JacksonEventSerializer.create();
     }

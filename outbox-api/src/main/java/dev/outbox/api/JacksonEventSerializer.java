@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.Module;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.SerializerProvider;
@@ -93,6 +94,18 @@ public final class JacksonEventSerializer implements EventSerializer {
     }
 
     static JacksonEventSerializer create() {
+        return withModules();
+    }
+
+    /**
+     * The default serializer, with {@code modules} registered before the ones found on the class
+     * path: a module given here takes the place of a found one of the same type (Jackson keeps the
+     * first registration of each), so that, say, a {@code KotlinModule} set up your own way is the one
+     * that reads and writes Kotlin classes. Everything else is the default's: java.time as ISO-8601
+     * text, the refusals and the reading rules above (outbox-kotlin's {@code KotlinEventSerializer}
+     * is built this way).
+     */
+    public static JacksonEventSerializer withModules(Module... modules) {
         SimpleModule refusals = new SimpleModule("outbox-refusals");
         refuse(refusals, Date.class, "is a java.util.Date, whose JSON form depends on the time zone: use java.time.Instant");
         refuse(refusals, Calendar.class, "is a java.util.Calendar, whose JSON form depends on the time zone: use java.time types");
@@ -109,6 +122,7 @@ public final class JacksonEventSerializer implements EventSerializer {
         refuse(refusals, File.class, "is a File, which is not data");
         refuse(refusals, Path.class, "is a Path, which is not data");
         JsonMapper mapper = JsonMapper.builder()
+                .addModules(modules)
                 .findAndAddModules()
                 .addModule(new JavaTimeModule())
                 .addModule(refusals)

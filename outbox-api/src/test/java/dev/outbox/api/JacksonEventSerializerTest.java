@@ -3,6 +3,12 @@ package dev.outbox.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,6 +17,7 @@ import java.time.OffsetDateTime;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -118,6 +125,42 @@ class JacksonEventSerializerTest {
     void acceptsATopLevelListOrMap() {
         assertThat(serializer.serialize("t", List.of(1, 2))).isEqualTo("[1,2]");
         assertThat(serializer.serialize("t", Map.of("a", 1))).isEqualTo("{\"a\":1}");
+    }
+
+    @Test
+    void withModulesAddsTheModulesGivenAndKeepsTheDefaultsAndTheirRefusals() {
+        SimpleModule upper = new SimpleModule("test-upper-case-text");
+        upper.addSerializer(Text.class, new JsonSerializer<Text>() {
+            @Override
+            public void serialize(Text value, JsonGenerator gen, SerializerProvider serializers) throws IOException {
+                gen.writeStartObject();
+                gen.writeStringField("text", value.text().toUpperCase(Locale.ROOT));
+                gen.writeEndObject();
+            }
+        });
+        JacksonEventSerializer withUpper = JacksonEventSerializer.withModules(upper);
+
+        assertThat(withUpper.serialize("test.event", new Text("abc"))).isEqualTo("{\"text\":\"ABC\"}");
+        assertThat(withUpper.serialize("test.event", new Times(Instant.parse("2026-01-02T03:04:05Z"), null, null, null)))
+                .as("java.time as ISO text, as by default").contains("\"2026-01-02T03:04:05Z\"");
+        assertThatThrownBy(() -> withUpper.serialize("test.event", new Dated(new Date(0))))
+                .isInstanceOf(EventEncodingException.class).hasMessageContaining("java.util.Date");
+    }
+
+    @Test
+    void withModulesRegistersAModuleGivenBeforeAFoundOneOfTheSameType() {
+        // jackson-datatype-jsr310 is found on the class path; a JavaTimeModule given here comes first
+        // and the found one is skipped, so what the given one is set up with applies
+        JavaTimeModule durationsAsText = new JavaTimeModule();
+        durationsAsText.addSerializer(Duration.class, new JsonSerializer<Duration>() {
+            @Override
+            public void serialize(Duration value, JsonGenerator gen, SerializerProvider serializers) throws IOException {
+                gen.writeString(value.getSeconds() + " seconds");
+            }
+        });
+
+        assertThat(JacksonEventSerializer.withModules(durationsAsText).serialize("test.event", new Times(null, null, null, Duration.ofSeconds(90))))
+                .contains("\"90 seconds\"");
     }
 
     @Test
