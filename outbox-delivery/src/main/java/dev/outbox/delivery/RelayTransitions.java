@@ -11,6 +11,7 @@ import dev.outbox.schema.tables.OutboxDeliveries;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -45,6 +46,8 @@ public final class RelayTransitions {
     private static final Field<OutboxDeliveryStatus> PENDING = DSL.inline(OutboxDeliveryStatus.pending);
     private static final Field<OutboxDeliveryStatus> DISPATCHED = DSL.inline(OutboxDeliveryStatus.dispatched);
     private static final Field<OutboxDeliveryStatus> COMPLETED = DSL.inline(OutboxDeliveryStatus.completed);
+    /** The ready pending deliveries T2 picks, under an alias of their own. */
+    private static final OutboxDeliveries READY = OUTBOX_DELIVERIES.as("ready");
     private static final Field<Integer> RETRIES = DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS).as("retries");
     private static final Field<String> PAYLOAD_TEXT = DSL.when(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.publish)),
             OUTBOX_EVENTS.PAYLOAD.cast(SQLDataType.CLOB)).as("payload_text");
@@ -138,7 +141,7 @@ public final class RelayTransitions {
 
     /** The hot statements, rendered once for this instance's tables (the first transaction's settings). */
     private record Statements(RenderedStatement candidates, RenderedStatement candidatesAfter, RenderedStatement route,
-            RenderedStatement claim, RenderedStatement timeOut) {}
+            RenderedStatement claim, RenderedStatement claimJobs, RenderedStatement timeOut) {}
 
     private Statements statements(DSLContext tx) {
         Statements statements = rendered;
@@ -157,6 +160,34 @@ public final class RelayTransitions {
                 .and(from)
                 .orderBy(OUTBOX_EVENTS.ID)
                 .limit(limit);
+    }
+
+    /** T2's statement: claims up to {@code limit} ready pending deliveries of {@link #READY} that also match {@code which}. */
+    private static org.jooq.Query claimQuery(DSLContext ctx, Param<OffsetDateTime> now, Param<Integer> limit, org.jooq.Condition which) {
+        return ctx.update(OUTBOX_DELIVERIES)
+                .set(OUTBOX_DELIVERIES.STATUS, DISPATCHED)
+                .set(OUTBOX_DELIVERIES.DISPATCH_ID, DSL.uuid())
+                .set(OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.ATTEMPTS.plus(DSL.inline(1)))
+                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, now)
+                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, now.plus(ONE_SECOND.times(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS)))
+                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                .from(OUTBOX_EVENTS)
+                // = ANY(ARRAY(...)): the claimed ids reach the primary key, never a scan of the table
+                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(READY.ID)
+                        .from(READY)
+                        .where(READY.STATUS.eq(PENDING))
+                        .and(READY.AVAILABLE_AT.le(now))
+                        .and(which)
+                        .orderBy(READY.AVAILABLE_AT)
+                        .limit(limit)
+                        .forUpdate()
+                        .skipLocked()))))
+                .and(OUTBOX_DELIVERIES.STATUS.eq(PENDING))
+                .and(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
+                .returningResult(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.KIND,
+                        OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.EXCHANGE,
+                        OUTBOX_DELIVERIES.ROUTING_KEY, OUTBOX_DELIVERIES.ATTEMPTS, RETRIES, OUTBOX_EVENTS.EVENT_TYPE,
+                        OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE, PAYLOAD_TEXT);
     }
 
     private Statements render(DSLContext ctx) {
@@ -192,30 +223,10 @@ public final class RelayTransitions {
                 .returningResult(OUTBOX_EVENTS.ID, DSL.field(DSL.selectCount().from(DSL.table(INSERTED)))),
                 routeParams.toArray(Param<?>[]::new));
 
-        OutboxDeliveries ready = OUTBOX_DELIVERIES.as("ready");
-        RenderedStatement claim = RenderedStatement.of(ctx, ctx.update(OUTBOX_DELIVERIES)
-                .set(OUTBOX_DELIVERIES.STATUS, DISPATCHED)
-                .set(OUTBOX_DELIVERIES.DISPATCH_ID, DSL.uuid())
-                .set(OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.ATTEMPTS.plus(DSL.inline(1)))
-                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, now)
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, now.plus(ONE_SECOND.times(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS)))
-                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                .from(OUTBOX_EVENTS)
-                // = ANY(ARRAY(...)): the claimed ids reach the primary key, never a scan of the table
-                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(ready.ID)
-                        .from(ready)
-                        .where(ready.STATUS.eq(PENDING))
-                        .and(ready.AVAILABLE_AT.le(now))
-                        .orderBy(ready.AVAILABLE_AT)
-                        .limit(limit)
-                        .forUpdate()
-                        .skipLocked()))))
-                .and(OUTBOX_DELIVERIES.STATUS.eq(PENDING))
-                .and(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
-                .returningResult(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.KIND,
-                        OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.EXCHANGE,
-                        OUTBOX_DELIVERIES.ROUTING_KEY, OUTBOX_DELIVERIES.ATTEMPTS, RETRIES, OUTBOX_EVENTS.EVENT_TYPE,
-                        OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE, PAYLOAD_TEXT), now, limit);
+        RenderedStatement claim = RenderedStatement.of(ctx, claimQuery(ctx, now, limit, DSL.noCondition()), now, limit);
+        Param<String[]> jobTypes = DSL.param("job_types", SQLDataType.VARCHAR.array());
+        RenderedStatement claimJobs = RenderedStatement.of(ctx, claimQuery(ctx, now, limit,
+                READY.KIND.eq(DSL.inline(OutboxRouteKind.job)).and(READY.JOB_TYPE.eq(DSL.any(jobTypes)))), now, limit, jobTypes);
 
         OutboxDeliveries overdue = OUTBOX_DELIVERIES.as("overdue");
         RenderedStatement timeOut = shared.retryOrFailStatement(ctx, OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(overdue.ID)
@@ -226,7 +237,7 @@ public final class RelayTransitions {
                 .limit(limit)
                 .forUpdate()
                 .skipLocked()))), now, limit);
-        return new Statements(candidates, candidatesAfter, route, claim, timeOut);
+        return new Statements(candidates, candidatesAfter, route, claim, claimJobs, timeOut);
     }
 
     /**
@@ -235,16 +246,28 @@ public final class RelayTransitions {
      * dispatched_at and delivery_timeout_at; returns what the messages need.
      */
     public List<Claimed> claim(DSLContext tx, int limit) {
-        return statements(tx).claim.query(tx, rs -> {
-            List<Claimed> result = new ArrayList<>();
-            while (rs.next()) {
-                result.add(new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
-                        OutboxRouteKind.publish.getLiteral().equals(rs.getString(4)) ? RouteKind.PUBLISH : RouteKind.JOB,
-                        rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getInt(9), rs.getInt(10),
-                        rs.getString(11), rs.getString(12), rs.getString(13), rs.getString(14)));
-            }
-            return result;
-        }, shared.now(), limit);
+        return statements(tx).claim.query(tx, RelayTransitions::claimed, shared.now(), limit);
+    }
+
+    /**
+     * T2 restricted to job routes of {@code jobTypes}: the same statement as {@link #claim} with
+     * {@code kind = 'job' AND job_type = ANY(?)} added to its choice of ready deliveries. For a runner
+     * that handles some job types itself, without a broker (outbox-test's kit); other deliveries stay
+     * pending, untouched.
+     */
+    public List<Claimed> claim(DSLContext tx, int limit, Collection<String> jobTypes) {
+        return statements(tx).claimJobs.query(tx, RelayTransitions::claimed, shared.now(), limit, jobTypes.toArray(String[]::new));
+    }
+
+    private static List<Claimed> claimed(java.sql.ResultSet rs) throws java.sql.SQLException {
+        List<Claimed> result = new ArrayList<>();
+        while (rs.next()) {
+            result.add(new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
+                    OutboxRouteKind.publish.getLiteral().equals(rs.getString(4)) ? RouteKind.PUBLISH : RouteKind.JOB,
+                    rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getInt(9), rs.getInt(10),
+                    rs.getString(11), rs.getString(12), rs.getString(13), rs.getString(14)));
+        }
+        return result;
     }
 
     /**

@@ -18,6 +18,7 @@ import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.OutboxStatus;
 import dev.outbox.relay.cli.RelayCommand;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.worker.JobHandler;
 import dev.outbox.worker.OutboxWorker;
 import dev.outbox.worker.QueueSettings;
 import dev.outbox.worker.RetryableOutboxException;
@@ -127,23 +128,7 @@ public final class Demo {
             cleanup.add(1, () -> deleteTopology(factory, List.of(emails, payments, analytics), exchange));
 
             Path routes = Files.createTempFile("outbox-demo-routes", ".yaml");
-            Files.writeString(routes, String.join("\n",
-                    "routes:",
-                    "  order.placed:",
-                    "    - job: send-confirmation",
-                    "      queue: " + emails,
-                    "      retryDelaysSeconds: [1, 1, 2]",
-                    "      deliveryTimeoutSeconds: 30",
-                    "    - job: charge-card",
-                    "      queue: " + payments,
-                    "      retryDelaysSeconds: [1]",
-                    "      deliveryTimeoutSeconds: 30",
-                    "    - publish: order-events",
-                    "      exchange: " + exchange,
-                    "      routingKey: order.placed",
-                    "      retryDelaysSeconds: [1, 2]",
-                    "      deliveryTimeoutSeconds: 30",
-                    ""));
+            Files.writeString(routes, routesFile(emails, payments, exchange));
             cleanup.add(0, () -> Files.deleteIfExists(routes));
 
             // ---------------------------------------------------------------- another service reading the publish route
@@ -269,31 +254,55 @@ public final class Demo {
     }
     // end-snippet
 
+    // snippet:java-worker
+    // the job service's handlers: the same objects run in production and in its tests (outbox-test)
+    static final JobHandler<OrderPlaced> SEND_CONFIRMATION = (order, context) -> {
+        if (order.orderId() % 10 == 3 && context.attempt() == 1) {
+            // the mail server said "try later": the outbox schedules the next attempt
+            throw new RetryableOutboxException("mail server busy");
+        }
+        // send the e-mail; the handler may run twice for one delivery (at least once)
+    };
+    static final JobHandler<OrderPlaced> CHARGE_CARD = (order, context) -> {
+        if (order.orderId() % 50 == 7) {
+            // any other exception fails the delivery at once (job_failed)
+            throw new IllegalStateException("card declined");
+        }
+    };
+
     static OutboxWorker worker(DataSource dataSource, String amqpUri, OutboxTables tables, String emails, String payments) {
-        // snippet:java-worker
-        OutboxWorker worker = OutboxWorker.builder()
+        return OutboxWorker.builder()
                 .dataSource(dataSource)
                 .amqpUri(amqpUri)
                 .tables(tables)
                 .queue(emails, QueueSettings.of(4, 50))
                 .queue(payments, QueueSettings.of(2, 50))
-                .handler("send-confirmation", OrderPlaced.class, (order, context) -> {
-                    if (order.orderId() % 10 == 3 && context.attempt() == 1) {
-                        // the mail server said "try later": the outbox schedules the next attempt
-                        throw new RetryableOutboxException("mail server busy");
-                    }
-                    // send the e-mail; the handler may run twice for one delivery (at least once)
-                })
-                .handler("charge-card", OrderPlaced.class, (order, context) -> {
-                    if (order.orderId() % 50 == 7) {
-                        // any other exception fails the delivery at once (job_failed)
-                        throw new IllegalStateException("card declined");
-                    }
-                })
+                .handler("send-confirmation", OrderPlaced.class, SEND_CONFIRMATION)
+                .handler("charge-card", OrderPlaced.class, CHARGE_CARD)
                 .shutdownGrace(Duration.ofSeconds(10))
                 .build();
-        // end-snippet
-        return worker;
+    }
+    // end-snippet
+
+    /** The relay service's routes file of the demo: two job routes and a publish route for order.placed. */
+    static String routesFile(String emails, String payments, String exchange) {
+        return String.join("\n",
+                "routes:",
+                "  order.placed:",
+                "    - job: send-confirmation",
+                "      queue: " + emails,
+                "      retryDelaysSeconds: [1, 1, 2]",
+                "      deliveryTimeoutSeconds: 30",
+                "    - job: charge-card",
+                "      queue: " + payments,
+                "      retryDelaysSeconds: [1]",
+                "      deliveryTimeoutSeconds: 30",
+                "    - publish: order-events",
+                "      exchange: " + exchange,
+                "      routingKey: order.placed",
+                "      retryDelaysSeconds: [1, 2]",
+                "      deliveryTimeoutSeconds: 30",
+                "");
     }
 
     private static HikariDataSource dataSource(String url, String user, String password, String schema) {

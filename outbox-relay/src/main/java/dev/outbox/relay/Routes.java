@@ -2,6 +2,8 @@ package dev.outbox.relay;
 
 import dev.outbox.api.Names;
 import dev.outbox.delivery.LogText;
+import dev.outbox.delivery.RouteTable;
+import dev.outbox.relay.internal.RouteTables;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -59,6 +61,15 @@ public final class Routes {
     /** Every route of every event type. */
     public List<Route> all() {
         return byEventType.values().stream().flatMap(List::stream).toList();
+    }
+
+    /**
+     * These routes as the state machine's input: outbox-delivery's {@code RouteTable}, which
+     * {@code RelayTransitions.route} (T1) copies into each event's deliveries. For code that drives
+     * the transitions itself, such as outbox-test's kit; the relay does this on its own.
+     */
+    public RouteTable toRouteTable() {
+        return RouteTables.of(this);
     }
 
     @Override

@@ -187,15 +187,7 @@ public final class OutboxWorker implements AutoCloseable {
 
         /** Runs {@code handler} for messages of {@code jobType}, with the event read as {@code eventClass}. */
         public <T> Builder handler(String jobType, Class<T> eventClass, JobHandler<T> handler) {
-            Objects.requireNonNull(jobType, "jobType");
-            Objects.requireNonNull(eventClass, "eventClass");
-            Objects.requireNonNull(handler, "handler");
-            if (jobType.isBlank()) {
-                throw new IllegalArgumentException("jobType must not be blank");
-            }
-            if (handlers.putIfAbsent(jobType, new Registration<>(jobType, eventClass, handler)) != null) {
-                throw new IllegalArgumentException("job type '" + jobType + "' has a handler already");
-            }
+            Registration.add(handlers, jobType, eventClass, handler);
             return this;
         }
 

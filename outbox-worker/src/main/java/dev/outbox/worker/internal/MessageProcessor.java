@@ -10,7 +10,6 @@ import dev.outbox.delivery.MalformedMessageException;
 import dev.outbox.delivery.RetryOutcome;
 import dev.outbox.delivery.WorkerTransitions.Dispatch;
 import dev.outbox.delivery.WorkerTransitions;
-import dev.outbox.worker.RetryableOutboxException;
 import dev.outbox.worker.WorkerLoggers;
 import java.util.ArrayList;
 import java.util.List;
@@ -249,13 +248,15 @@ final class MessageProcessor {
         }
         boolean interrupted = Thread.interrupted(); // write the outcome even if the job left the thread interrupted
         try {
-            if (failure == null) {
+            HandlerResult result = HandlerResult.of(failure);
+            if (result == HandlerResult.COMPLETE) {
                 meters.jobEnded(run.queue, row.jobType(), WorkerMeters.Outcome.COMPLETED, null);
                 completions.submit(new CompletionWriter.Completed(dispatch, row.eventId(), run.settlement,
                         () -> running.remove(dispatch.dispatchId(), run)));
                 return true;
             }
-            if (failure instanceof RetryableOutboxException) {
+            String thrown = Objects.requireNonNull(failure).getClass().getName();
+            if (result == HandlerResult.RETRY) {
                 Optional<RetryOutcome> outcome = write("write the retry of delivery " + dispatch.deliveryId(),
                         () -> transitions.retryOrFail(dsl, dispatch));
                 if (outcome.isPresent()) {
@@ -266,10 +267,10 @@ final class MessageProcessor {
                 meters.jobEnded(run.queue, row.jobType(), outcome.map(RetryOutcome::retried).orElse(!row.lastAttempt())
                         ? WorkerMeters.Outcome.RETRY : WorkerMeters.Outcome.FAILED, FailureReason.RETRIES_EXHAUSTED);
                 run.settlement.ack();
-            } else if (failure instanceof Error) {
-                died(run, failure.getClass().getName());
+            } else if (result == HandlerResult.DIE) {
+                died(run, thrown);
             } else {
-                failAndAck(row, run, FailureReason.JOB_FAILED, failure.getClass().getName());
+                failAndAck(row, run, FailureReason.JOB_FAILED, thrown);
                 meters.jobEnded(run.queue, row.jobType(), WorkerMeters.Outcome.FAILED, FailureReason.JOB_FAILED);
             }
             return false;

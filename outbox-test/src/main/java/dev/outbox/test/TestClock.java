@@ -1,0 +1,62 @@
+package dev.outbox.test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A clock a test moves forward by hand, for {@link OutboxTestKit.Builder#clock(Clock)}: a retry
+ * scheduled 30 s ahead runs at the next {@link OutboxTestKit#runJobs()} after {@code advance(30 s)}.
+ * Thread-safe; always in UTC.
+ */
+public final class TestClock extends Clock {
+
+    private final AtomicReference<Instant> now;
+
+    private TestClock(Instant start) {
+        this.now = new AtomicReference<>(Objects.requireNonNull(start, "start"));
+    }
+
+    /** Starts at the current time (to the microsecond, as PostgreSQL stores it), beside rows stamped by the system clock. */
+    public static TestClock startingNow() {
+        return new TestClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
+    }
+
+    /** Starts at {@code start}. */
+    public static TestClock at(Instant start) {
+        return new TestClock(start);
+    }
+
+    /**
+     * Moves the clock forward by {@code duration}.
+     *
+     * @throws IllegalArgumentException for a negative duration
+     */
+    public void advance(Duration duration) {
+        Objects.requireNonNull(duration, "duration");
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("duration must not be negative, got " + duration);
+        }
+        now.updateAndGet(t -> t.plus(duration));
+    }
+
+    @Override
+    public ZoneId getZone() {
+        return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+        return this;
+    }
+
+    @Override
+    public Instant instant() {
+        return now.get();
+    }
+}
