@@ -12,6 +12,8 @@ import com.rabbitmq.client.Envelope;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.api.Outbox;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import dev.outbox.api.OutboxDsl;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
@@ -47,6 +49,7 @@ import org.jooq.impl.DSL;
  *
  * <pre>
  * java -jar outbox-bench/target/outbox-bench.jar [--runs 3] [--scenarios S1,S2,S3,S4,S5,CEIL] [--smoke]
+ * java -jar outbox-bench/target/outbox-bench.jar --runs 3 --scenarios S1,S1-METRICS,S2,S2-METRICS   # the cost of the meters, not a default
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios P1     # retention beside S2's load, not a default
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios REF-R1,R1,R1-QUIET  # R1 with and without NOTIFY, not a default
  * </pre>
@@ -67,6 +70,13 @@ public final class Bench {
     private @org.jspecify.annotations.Nullable Path jfrDir;
     /** More JVM options for relay and worker ({@code --service-jvm}), after the benchmark's own. */
     private List<String> serviceJvm = List.of();
+    /**
+     * Whether the scenario runs with the meters on (S1-METRICS, S2-METRICS): the relay service with
+     * {@code OUTBOX_HTTP_PORT} and its {@code /metrics} scraped every {@link #SCRAPE_SECONDS}, the worker and
+     * the producers with a Prometheus registry scraped as often.
+     */
+    private boolean metrics;
+    static final int SCRAPE_SECONDS = 5;
 
     /** The numbers of one benchmark size. */
     record Scale(int backlog, int liveSeconds, int fixedRate, int fixedSeconds, int recordSeconds, int ceilingSeconds,
@@ -135,9 +145,11 @@ public final class Bench {
     void run(String scenario) throws Exception {
         switch (scenario) {
             case "CEIL" -> ceilings();
-            case "S1" -> backlogDrain();
-            case "S2" -> liveProducers(false);
-            case "S3" -> liveProducers(true);
+            case "S1" -> backlogDrain("S1");
+            case "S2" -> liveProducers(false, "S2");
+            case "S1-METRICS" -> withMetrics(() -> backlogDrain("S1-METRICS"));
+            case "S2-METRICS" -> withMetrics(() -> liveProducers(false, "S2-METRICS"));
+            case "S3" -> liveProducers(true, "S3");
             case "S4" -> fixedRate();
             case "S5" -> recordingAlone();
             case "R1" -> recordingOneByOne(true);
@@ -152,6 +164,19 @@ public final class Bench {
 
     // ---------------------------------------------------------------- scenarios
 
+    interface Scenario {
+        void run() throws Exception;
+    }
+
+    private void withMetrics(Scenario scenario) throws Exception {
+        metrics = true;
+        try {
+            scenario.run();
+        } finally {
+            metrics = false;
+        }
+    }
+
     private void ceilings() throws Exception {
         try (Schema schema = Schema.create(pg)) {
             put("CEIL", "PostgreSQL insert+claim+complete rows/s", Ceilings.postgresRowsPerSecond(pg, schema.name, scale.ceilingSeconds));
@@ -161,22 +186,21 @@ public final class Bench {
     }
 
     /** S1: a backlog recorded beforehand, then relay and worker drain it. */
-    private void backlogDrain() throws Exception {
+    private void backlogDrain(String name) throws Exception {
         try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir)) {
             recordBacklog(schema, scale.backlog);
             try (Processes p = Processes.start(this, schema, topology, false)) {
                 awaitCompleted(schema, scale.backlog, Duration.ofMinutes(10));
                 p.sample();
-                put("S1", "events/s (backlog " + scale.backlog + ")", schema.drainRate());
-                p.report("S1", scale.backlog);
+                put(name, "events/s (backlog " + scale.backlog + ")", schema.drainRate());
+                p.report(name, scale.backlog);
             }
             verifyExactlyOnce(schema, scale.backlog);
         }
     }
 
     /** S2 (job route) and S3 (publish route, plain consumer): 4 producers, one event per transaction. */
-    private void liveProducers(boolean publish) throws Exception {
-        String name = publish ? "S3" : "S2";
+    private void liveProducers(boolean publish, String name) throws Exception {
         try (Schema schema = Schema.create(pg);
                 Topology topology = publish ? Topology.publishRoute(schema, rabbit, workDir) : Topology.jobRoute(schema, rabbit, workDir);
                 Processes p = Processes.start(this, schema, topology, false)) {
@@ -429,7 +453,14 @@ public final class Bench {
     /** With {@code notifications} false, the producers' outbox sends no NOTIFY. */
     private long produce(Schema schema, int threads, int seconds, int rate,
             java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest, boolean notifications) throws Exception {
-        Outbox outbox = Outbox.builder().tables(schema.tables).notifications(notifications).build();
+        Outbox.Builder builder = Outbox.builder().tables(schema.tables).notifications(notifications);
+        PrometheusMeterRegistry registry = metrics ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
+        java.util.concurrent.ScheduledExecutorService scraper = registry == null ? null : Executors.newSingleThreadScheduledExecutor();
+        if (registry != null) {
+            builder.meterRegistry(registry);
+            scraper.scheduleAtFixedRate(registry::scrape, SCRAPE_SECONDS, SCRAPE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        Outbox outbox = builder.build();
         AtomicLong recorded = new AtomicLong();
         long start = System.nanoTime();
         long end = start + Duration.ofSeconds(seconds).toNanos();
@@ -470,6 +501,9 @@ public final class Bench {
             f.get();
         }
         pool.shutdown();
+        if (scraper != null) {
+            scraper.shutdownNow();
+        }
         return recorded.get();
     }
 
@@ -778,7 +812,8 @@ public final class Bench {
         private final Bench bench;
         private final ChildProcess relay;
         private final ChildProcess worker;
-        private final java.util.concurrent.ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+        private final java.util.concurrent.ScheduledExecutorService sampler = Executors.newScheduledThreadPool(2);
+        private final AtomicLong scrapeFailures = new AtomicLong();
 
         private Processes(Bench bench, ChildProcess relay, ChildProcess worker) {
             this.bench = bench;
@@ -798,6 +833,14 @@ public final class Bench {
             env.put("OUTBOX_POLL_ONLY", String.valueOf(pollOnly));
             env.put("BENCH_QUEUE", topology.queue);
             env.put("BENCH_LATENCY_FILE", topology.latencyFile.toString());
+            int httpPort = 0;
+            if (bench.metrics) {
+                try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+                    httpPort = free.getLocalPort();
+                }
+                env.put("OUTBOX_HTTP_PORT", String.valueOf(httpPort));
+                env.put("BENCH_METRICS", "true");
+            }
             ChildProcess worker = topology.queue.isEmpty() ? null
                     : ChildProcess.start("worker-" + schema.name, WORKER_MAIN, List.of(), env, bench.workDir, bench.serviceJvmOptions("worker-" + schema.name));
             if (worker != null) {
@@ -807,7 +850,29 @@ public final class Bench {
                     List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS), env, bench.workDir, bench.serviceJvmOptions("relay-" + schema.name));
             BenchWorker.awaitLine(relay.log(), "relay loop started", Duration.ofSeconds(60));
             Thread.sleep(1_000); // the first pass connects to the broker and declares the queue
-            return new Processes(bench, relay, worker);
+            Processes processes = new Processes(bench, relay, worker);
+            if (httpPort != 0) {
+                processes.scrape(httpPort);
+            }
+            return processes;
+        }
+
+        /** Scrapes the relay service's {@code /metrics} as Prometheus would, every {@link #SCRAPE_SECONDS}; a failed scrape fails the run. */
+        void scrape(int port) {
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build();
+            sampler.scheduleAtFixedRate(() -> {
+                try {
+                    java.net.http.HttpResponse<String> response = http.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+                    if (response.statusCode() != 200 || !response.body().contains("outbox_relay_pass_seconds")) {
+                        scrapeFailures.incrementAndGet();
+                    }
+                } catch (IOException e) {
+                    scrapeFailures.incrementAndGet();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, 0, SCRAPE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
         }
 
         void sample() {
@@ -840,6 +905,9 @@ public final class Bench {
             sampler.shutdownNow();
             int relayExit = relay.stop(60);
             int workerExit = worker == null ? 0 : (worker.isAlive() ? worker.stop(60) : 0);
+            if (scrapeFailures.get() > 0) {
+                throw new IllegalStateException(scrapeFailures.get() + " scrapes of the relay's /metrics failed, see " + relay.log());
+            }
             if (relayExit != 0) {
                 throw new IllegalStateException("relay exited with " + relayExit + ", see " + relay.log());
             }

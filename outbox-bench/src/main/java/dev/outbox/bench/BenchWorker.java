@@ -40,7 +40,19 @@ public final class BenchWorker {
         HikariDataSource dataSource = new HikariDataSource(config);
         AtomicLongArray latencies = new AtomicLongArray(MAX_SAMPLES);
         AtomicInteger count = new AtomicInteger();
-        OutboxWorker worker = OutboxWorker.builder()
+        OutboxWorker.Builder builder = OutboxWorker.builder();
+        java.util.concurrent.ScheduledExecutorService scraper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bench-worker-scrape");
+            t.setDaemon(true);
+            return t;
+        });
+        if (Boolean.parseBoolean(System.getenv("BENCH_METRICS"))) { // meters on, scraped as Prometheus would
+            io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
+                    new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+            builder.meterRegistry(registry);
+            scraper.scheduleAtFixedRate(registry::scrape, Bench.SCRAPE_SECONDS, Bench.SCRAPE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        OutboxWorker worker = builder
                 .dataSource(dataSource)
                 .amqpUri(env("OUTBOX_AMQP_URI"))
                 .tables(OutboxTables.defaults().withSchema(env("OUTBOX_SCHEMA")))
