@@ -864,7 +864,7 @@ public final class Bench {
             sampler.scheduleAtFixedRate(() -> {
                 try {
                     java.net.http.HttpResponse<String> response = http.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
-                    if (response.statusCode() != 200 || !response.body().contains("outbox_relay_pass_seconds")) {
+                    if (response.statusCode() != 200 || !response.body().contains("outbox_relay_events_routed_total")) {
                         scrapeFailures.incrementAndGet();
                     }
                 } catch (IOException e) {

@@ -11,6 +11,7 @@ import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.Events.OrderPlaced;
 import dev.outbox.testing.MeterDocs;
+import dev.outbox.testing.PromQl;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.math.BigDecimal;
@@ -21,15 +22,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The Grafana dashboard and the alert rules chart only series that the documented relay meters
+ * The Grafana dashboard and the alert rules chart only series that the documented relay meters (the worker's and
+ * the recording API's are outbox-worker's WorkerDashboardSeriesIT's)
  * produce in Prometheus' format: the series are taken from a real {@link PrometheusMeterRegistry}
  * after passes that touch every meter, not written by hand.
  */
@@ -37,11 +37,6 @@ class DashboardSeriesIT {
 
     @RegisterExtension
     static final RelayFixture fixture = new RelayFixture();
-
-    /** PromQL's functions, operators and keywords that the expressions use: not series. */
-    static final Set<String> PROMQL = Set.of("sum", "max", "min", "avg", "count", "rate", "irate", "increase", "delta", "histogram_quantile",
-            "absent", "or", "and", "unless", "by", "without", "on", "ignoring", "offset", "bool");
-    static final Pattern IDENTIFIER = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
 
     static Set<String> series;
     static Set<String> relayMeters;
@@ -96,7 +91,7 @@ class DashboardSeriesIT {
         dashboard.findValues("definition").forEach(e -> exprs.add(e.asText()));
         assertThat(exprs).hasSizeGreaterThan(10);
 
-        Set<String> used = seriesIn(exprs);
+        Set<String> used = relays(PromQl.series(exprs));
 
         assertThat(series).containsAll(used);
         for (String meter : relayMeters) {
@@ -115,33 +110,20 @@ class DashboardSeriesIT {
         rules.findValues("alert").forEach(a -> alerts.add(a.asText()));
         assertThat(alerts).contains("OutboxReadyDeliveryWaiting", "OutboxPublishRefusals", "OutboxRelayNotReady");
 
-        assertThat(series).containsAll(seriesIn(exprs));
+        assertThat(series).containsAll(relays(PromQl.series(exprs)));
+    }
+
+    /** All but the worker's and the recording API's series, which outbox-worker's WorkerDashboardSeriesIT holds against its meters. */
+    static Set<String> relays(Set<String> used) {
+        return used.stream().filter(s -> !s.startsWith("outbox_worker_") && !s.startsWith("outbox_events_"))
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     @Test
     void readsTheSeriesOfAnExpression() {
-        assertThat(seriesIn(List.of("histogram_quantile(0.99, sum by (le, queue) (rate(outbox_relay_confirm_latency_seconds_bucket"
+        assertThat(PromQl.series(List.of("histogram_quantile(0.99, sum by (le, queue) (rate(outbox_relay_confirm_latency_seconds_bucket"
                 + "{queue=~\"$queue\"}[$__rate_interval]))) / ignoring(x) a_b", "label_values(outbox_relay_deliveries_pending, queue)")))
                 .containsExactlyInAnyOrder("outbox_relay_confirm_latency_seconds_bucket", "a_b", "outbox_relay_deliveries_pending");
-    }
-
-    /** The series an expression names: what is left of it without strings, label matchers, ranges, groupings and PromQL's words. */
-    static Set<String> seriesIn(List<String> exprs) {
-        Set<String> names = new TreeSet<>();
-        for (String expr : exprs) {
-            String e = expr.replaceAll("label_values\\(\\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*,[^)]*\\)", "$1")
-                    .replaceAll("\"[^\"]*\"", "")
-                    .replaceAll("\\{[^}]*}", "")
-                    .replaceAll("\\[[^]]*]", "")
-                    .replaceAll("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)", "");
-            Matcher m = IDENTIFIER.matcher(e);
-            while (m.find()) {
-                if (!PROMQL.contains(m.group())) {
-                    names.add(m.group());
-                }
-            }
-        }
-        return names;
     }
 
     static Path docs() {

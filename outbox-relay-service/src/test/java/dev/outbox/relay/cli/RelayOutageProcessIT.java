@@ -46,10 +46,13 @@ class RelayOutageProcessIT {
                 .until(() -> tables.deliveriesOf(event).stream().anyMatch(d -> d.getStatus() == OutboxDeliveryStatus.dispatched));
     }
 
-    /** Waits for {@code text} in the process's log; fails showing the log. */
+    /**
+     * Waits for {@code text} in the process's log; fails showing the log. 60 s: a child JVM's start and its
+     * first connect attempt took more than 30 s at load averages of 17–22 on 2 cores.
+     */
     private static void awaitLog(Path log, String text) throws Exception {
         try {
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).contains(text));
+            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(log).contains(text));
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError("no '" + text + "' in the log:\n" + Files.readString(log), e);
         }

@@ -62,7 +62,9 @@ final class MicrometerWorkerMeters implements WorkerMeters {
         inFlight(queue).incrementAndGet();
         long lagMillis = Math.max(0, clock.millis() - createdAt.toInstant().toEpochMilli()); // clock skew reads as 0
         lagTimers.computeIfAbsent(List.of(queue, jobType), k -> Timer.builder(LAG).tag("queue", queue).tag("job.type", jobType)
-                .description("from the event's created_at to its handler's start").register(registry))
+                .description("from the event's created_at to its handler's start")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
+                .register(registry))
                 .record(Duration.ofMillis(lagMillis));
         return System.nanoTime();
     }
@@ -72,7 +74,9 @@ final class MicrometerWorkerMeters implements WorkerMeters {
         long nanos = System.nanoTime() - started;
         inFlight(queue).decrementAndGet();
         handlerTimers.computeIfAbsent(List.of(queue, jobType), k -> Timer.builder(HANDLER).tag("queue", queue).tag("job.type", jobType)
-                .description("how long handlers ran").register(registry))
+                .description("how long handlers ran")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
+                .register(registry))
                 .record(nanos, TimeUnit.NANOSECONDS);
     }
 
