@@ -45,6 +45,7 @@ public final class MicrometerRelayMeters implements RelayMeters {
     private final Counter routed;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final Map<String, QueueConfirms> confirms = new ConcurrentHashMap<>();
     private final Map<String, QueueGauges> queueGauges = new ConcurrentHashMap<>();
     private final Map<String, Value> failedGauges = new ConcurrentHashMap<>();
     private final Value unrouted;
@@ -111,13 +112,34 @@ public final class MicrometerRelayMeters implements RelayMeters {
 
     @Override
     public void confirmed(Claimed delivery, long latencyNanos) {
-        counter("outbox.relay.deliveries.confirmed", "publishes confirmed by the broker", key(delivery.queue(), kind(delivery.kind())), "kind")
-                .increment();
+        // once per confirmed message, on the publish thread: one map lookup by the queue, no key composed
+        QueueConfirms q = confirms.computeIfAbsent(delivery.queue(), QueueConfirms::new);
+        q.counter(delivery.kind()).increment();
         if (latencyNanos >= 0) {
-            timers.computeIfAbsent("confirm\0" + delivery.queue(), k -> Timer.builder("outbox.relay.confirm.latency")
-                    .description("from a publish to the broker's confirm").tag("queue", delivery.queue())
+            q.latency.record(latencyNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** One queue's confirm meters, registered at its first confirm. */
+    private final class QueueConfirms {
+        private final String queue;
+        private final Counter[] byKind = new Counter[RouteKind.values().length];
+        private final Timer latency;
+
+        QueueConfirms(String queue) {
+            this.queue = queue;
+            this.latency = Timer.builder("outbox.relay.confirm.latency").description("from a publish to the broker's confirm").tag("queue", queue)
                     .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
-                    .register(registry)).record(latencyNanos, TimeUnit.NANOSECONDS);
+                    .register(registry);
+        }
+
+        Counter counter(RouteKind kind) {
+            Counter c = byKind[kind.ordinal()];
+            if (c == null) { // a benign race: the registry returns the one counter of these tags either way
+                c = MicrometerRelayMeters.this.counter("outbox.relay.deliveries.confirmed", "publishes confirmed by the broker", key(queue, kind(kind)), "kind");
+                byKind[kind.ordinal()] = c;
+            }
+            return c;
         }
     }
 
