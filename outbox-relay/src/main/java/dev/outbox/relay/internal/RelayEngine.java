@@ -62,6 +62,12 @@ public final class RelayEngine implements AutoCloseable {
     private final Set<String> jobQueues = new TreeSet<>();
     private final UnroutedWarnings unroutedWarnings = new UnroutedWarnings();
     private boolean queuesDeclared;
+    /**
+     * Published and not yet settled: the last batch of a pass, until the next batch is published or
+     * the pass ends (or, in the loop, the next pass). Kept here so that a pass that fails leaves it to
+     * the next one, which settles it.
+     */
+    private List<Published> inFlight = List.of();
 
     public RelayEngine(RelaySettings settings) {
         this.settings = settings;
@@ -90,10 +96,20 @@ public final class RelayEngine implements AutoCloseable {
      * @throws BrokerUnavailableException when the broker cannot be reached (nothing was claimed)
      */
     public PassResult pass() {
+        return pass(false);
+    }
+
+    /**
+     * One pass; with {@code keepLastInFlight} (the loop, after a pass that found work) the publishes of
+     * its last batch are left in flight and settled by the next pass, once it has routed, claimed and
+     * published what came meanwhile: the broker's confirms of one batch then arrive while the next is
+     * prepared, instead of holding up the next pass. A pass that finds nothing new settles them.
+     */
+    private PassResult pass(boolean keepLastInFlight) {
         long started = meters.passStarted();
         String outcome = RelayMeters.FAILED;
         try {
-            PassResult result = passOnce();
+            PassResult result = passOnce(keepLastInFlight);
             outcome = result.idle() ? RelayMeters.IDLE : RelayMeters.BUSY;
             return result;
         } catch (DatabaseUnavailableException e) {
@@ -107,10 +123,9 @@ public final class RelayEngine implements AutoCloseable {
         }
     }
 
-    private PassResult passOnce() {
+    private PassResult passOnce(boolean keepLastInFlight) {
         Tally tally = new Tally();
         try {
-            List<Published> inFlight = List.of();
             boolean moreToRoute = true;
             boolean moreToDispatch = true;
             UUID after = null;
@@ -138,7 +153,7 @@ public final class RelayEngine implements AutoCloseable {
                 try {
                     publisher.ensureOpen(); // never claim what cannot be sent
                 } catch (BrokerUnavailableException e) {
-                    settle(inFlight, tally); // what was in flight on the lost connection goes back to retry now
+                    settleInFlight(tally); // what was in flight on the lost connection goes back to retry now
                     throw e;
                 }
                 List<Claimed> claimed = inTransaction(tx -> transitions.claim(tx, settings.dispatchBatchSize()));
@@ -150,14 +165,16 @@ public final class RelayEngine implements AutoCloseable {
                     next = claimed.isEmpty() ? List.of() : publisher.publish(claimed);
                 } catch (BrokerUnavailableException e) {
                     // lost between the claim and the publish: the claimed batch never left, the one in flight is lost
-                    settle(inFlight, tally);
+                    settleInFlight(tally);
                     settle(claimed.stream().map(d -> Published.failed(d, Published.NOT_SENT)).toList(), tally);
                     throw e;
                 }
-                settle(inFlight, tally);
+                settleInFlight(tally);
                 inFlight = next;
             }
-            settle(inFlight, tally);
+            if (!keepLastInFlight || tally.dispatched == 0) {
+                settleInFlight(tally);
+            }
             while (true) {
                 List<RetryOutcome> timedOut = inTransaction(tx -> transitions.timeOut(tx, settings.timeoutBatchSize()));
                 for (RetryOutcome o : timedOut) {
@@ -197,7 +214,7 @@ public final class RelayEngine implements AutoCloseable {
         try {
             while (!stopped.getAsBoolean()) {
                 try {
-                    PassResult result = pass();
+                    PassResult result = pass(true);
                     answered(database);
                     broker.over();
                     if (!result.idle()) {
@@ -214,7 +231,23 @@ public final class RelayEngine implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            settleLeftInFlight();
             log.info("relay loop stopped");
+        }
+    }
+
+    /** The loop ends: what its last pass left in flight is settled now, so that a stopping relay leaves nothing unsettled. */
+    private void settleLeftInFlight() {
+        int left = inFlight.size();
+        if (left == 0) {
+            return;
+        }
+        try {
+            settleInFlight(new Tally());
+        } catch (DataAccessException e) {
+            // the database is gone as the relay stops: those dispatches stay dispatched and time out into a retry (T4)
+            log.warn("could not settle {} dispatch(es) in flight as the relay stopped ({}); they are retried after their timeout",
+                    left, DatabaseErrors.classify(e).getMessage());
         }
     }
 
@@ -223,6 +256,12 @@ public final class RelayEngine implements AutoCloseable {
             database.over();
             wakeups.relistenNow(); // the LISTEN connection died with the others
         }
+    }
+
+    private void settleInFlight(Tally tally) {
+        List<Published> settling = inFlight;
+        inFlight = List.of();
+        settle(settling, tally);
     }
 
     private void settle(List<Published> inFlight, Tally tally) {
