@@ -71,6 +71,12 @@ public final class Bench {
     /** More JVM options for relay and worker ({@code --service-jvm}), after the benchmark's own. */
     private List<String> serviceJvm = List.of();
     /**
+     * The relay's own JVM options, after the benchmark's heap and collector: those outbox-relay/README.md gives
+     * for the service ({@code --relay-jvm} replaces them, e.g. {@code --relay-jvm ""} for the JVM's defaults).
+     */
+    static final List<String> RELAY_JVM = List.of("-XX:TieredStopAtLevel=1");
+    private List<String> relayJvm = RELAY_JVM;
+    /**
      * Whether the scenario runs with the meters on (S1-METRICS, S2-METRICS): the relay service with
      * {@code OUTBOX_HTTP_PORT} and its {@code /metrics} scraped every {@link #SCRAPE_SECONDS}, the worker and
      * the producers with a Prometheus registry scraped as often.
@@ -83,6 +89,30 @@ public final class Bench {
             int ceilingMessages, int producerSeconds, int purgeRows) {
         static final Scale FULL = new Scale(100_000, 30, 1_000, 60, 10, 10, 100_000, 15, 1_000_000);
         static final Scale SMOKE = new Scale(500, 2, 100, 2, 1, 1, 1_000, 1, 2_000);
+
+        /** This scale with another backlog for S1 and REF-S1 ({@code --backlog}). */
+        Scale withBacklog(int events) {
+            return new Scale(events, liveSeconds, fixedRate, fixedSeconds, recordSeconds, ceilingSeconds, ceilingMessages, producerSeconds,
+                    purgeRows);
+        }
+    }
+
+    private static List<String> options(String text) {
+        return text.isBlank() ? List.of() : List.of(text.trim().split("\\s+"));
+    }
+
+    private static int positive(String option, String value) {
+        try {
+            int n = Integer.parseInt(value);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        System.err.println(option + " takes a positive whole number, got \"" + value + "\"");
+        System.exit(2);
+        return 0;
     }
 
     /** The default scenarios: each reference beside the scenarios measured against it, so that drift hits both. */
@@ -102,23 +132,31 @@ public final class Bench {
         Path jfrDir = null;
         boolean pgStat = false;
         List<String> serviceJvm = List.of();
+        List<String> relayJvm = RELAY_JVM;
+        Integer backlog = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--jfr" -> jfrDir = Path.of(args[++i]).toAbsolutePath();
                 case "--pg-stat" -> pgStat = true;
-                case "--service-jvm" -> serviceJvm = List.of(args[++i].trim().split("\\s+"));
+                case "--service-jvm" -> serviceJvm = options(args[++i]);
+                case "--relay-jvm" -> relayJvm = options(args[++i]);
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--scenarios" -> scenarios = List.of(args[++i].toUpperCase(Locale.ROOT).split(","));
                 case "--smoke" -> scale = Scale.SMOKE;
+                case "--backlog" -> backlog = positive("--backlog", args[++i]);
                 default -> {
                     System.err.println("usage: bench [--runs N] [--scenarios " + String.join(",", DEFAULT_SCENARIOS) + "] [--smoke]"
-                            + " [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"]");
+                            + " [--backlog EVENTS] [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"] [--relay-jvm \"OPTIONS\"]");
                     System.exit(2);
                 }
             }
         }
+        if (backlog != null) {
+            scale = scale.withBacklog(backlog);
+        }
         Bench bench = new Bench(scale, Files.createTempDirectory("outbox-bench"));
         bench.serviceJvm = serviceJvm;
+        bench.relayJvm = relayJvm;
         if (jfrDir != null) {
             Files.createDirectories(jfrDir);
             bench.jfrDir = jfrDir;
@@ -417,6 +455,13 @@ public final class Bench {
      * The JVM options of a child process (relay or worker): a flight recording to {@code <jfrDir>/<name>.jfr}
      * when asked for, then the options of {@code --service-jvm}.
      */
+    /** The relay's JVM options: its own ({@link #RELAY_JVM}, or {@code --relay-jvm}), then those of every service. */
+    List<String> relayJvmOptions(String name) {
+        List<String> options = new ArrayList<>(relayJvm);
+        options.addAll(serviceJvmOptions(name));
+        return options;
+    }
+
     List<String> serviceJvmOptions(String name) {
         List<String> options = new ArrayList<>();
         if (jfrDir != null) {
@@ -847,7 +892,7 @@ public final class Bench {
                 BenchWorker.awaitReady(worker.log(), Duration.ofSeconds(60));
             }
             ChildProcess relay = ChildProcess.start("relay-" + schema.name, RELAY_MAIN,
-                    List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS), env, bench.workDir, bench.serviceJvmOptions("relay-" + schema.name));
+                    List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS), env, bench.workDir, bench.relayJvmOptions("relay-" + schema.name));
             BenchWorker.awaitLine(relay.log(), "relay loop started", Duration.ofSeconds(60));
             Thread.sleep(1_000); // the first pass connects to the broker and declares the queue
             Processes processes = new Processes(bench, relay, worker);
