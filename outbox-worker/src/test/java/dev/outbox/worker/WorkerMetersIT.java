@@ -192,6 +192,45 @@ class WorkerMetersIT {
     }
 
     @Test
+    void countsAJobStillRunningWhenTheShutdownGraceEndsOnceAsWorkerDiedThoughItsHandlerReturnsLater() throws Exception {
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch returned = new CountDownLatch(1);
+        OutboxWorker worker = fixture.worker().queue(queue, 2, 10).shutdownGrace(Duration.ofMillis(200)).meterRegistry(registry)
+                .handler(JOB, OrderPlaced.class, (event, context) -> {
+                    running.countDown();
+                    try {
+                        while (true) { // a job that ignores interruption and ends only when released
+                            try {
+                                if (release.await(30, TimeUnit.SECONDS)) {
+                                    return;
+                                }
+                            } catch (InterruptedException e) {
+                                // keeps running
+                            }
+                        }
+                    } finally {
+                        returned.countDown();
+                    }
+                }).build();
+        workers.add(worker);
+        worker.start();
+        Sent sent = send(9, List.of(60));
+        assertThat(running.await(15, TimeUnit.SECONDS)).isTrue();
+
+        worker.close(); // the grace ends with the job running: T8, worker_died
+        assertThat(fixture.status(sent.deliveryId())).isEqualTo(OutboxDeliveryStatus.failed);
+        release.countDown();
+        assertThat(returned.await(15, TimeUnit.SECONDS)).isTrue();
+
+        // what the handler's return would count comes within milliseconds of it; none may come
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                .until(() -> jobs("completed", "none") == 0 && jobs("failed", "job_failed") == 0);
+        assertThat(jobs("worker_died", "none")).isEqualTo(1);
+        assertThat(fixture.status(sent.deliveryId())).isEqualTo(OutboxDeliveryStatus.failed);
+    }
+
+    @Test
     void everyMeterTheWorkerRegistersIsDocumentedWithItsType() throws Exception {
         start((event, context) -> {
             if (event.orderId() == 10) {

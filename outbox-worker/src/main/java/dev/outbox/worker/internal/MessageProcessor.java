@@ -18,6 +18,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
@@ -46,6 +47,12 @@ final class MessageProcessor {
         final String jobType;
         final Settlement settlement;
         volatile boolean inHandler;
+        /** Set by the first of the handler's return and the shutdown's worker death: that one writes and counts the outcome. */
+        private final AtomicBoolean ended = new AtomicBoolean();
+
+        boolean end() {
+            return ended.compareAndSet(false, true);
+        }
 
         Running(String queue, DeliveryMessage message, Settlement settlement) {
             this.queue = queue;
@@ -246,6 +253,9 @@ final class MessageProcessor {
             span.end(failure);
             meters.handlerEnded(run.queue, row.jobType(), started);
         }
+        if (!run.end()) {
+            return false; // the shutdown marked it worker_died while the handler ran: that outcome stands, counted once
+        }
         boolean interrupted = Thread.interrupted(); // write the outcome even if the job left the thread interrupted
         try {
             HandlerResult result = HandlerResult.of(failure);
@@ -268,7 +278,7 @@ final class MessageProcessor {
                         ? WorkerMeters.Outcome.RETRY : WorkerMeters.Outcome.FAILED, FailureReason.RETRIES_EXHAUSTED);
                 run.settlement.ack();
             } else if (result == HandlerResult.DIE) {
-                died(run, thrown);
+                writeDeath(run, thrown);
             } else {
                 failAndAck(row, run, FailureReason.JOB_FAILED, thrown);
                 meters.jobEnded(run.queue, row.jobType(), WorkerMeters.Outcome.FAILED, FailureReason.JOB_FAILED);
@@ -292,8 +302,18 @@ final class MessageProcessor {
         run.settlement.ack();
     }
 
-    /** T8 for a dispatch whose job died or could not finish before shutdown, logged, then the ack. */
+    /**
+     * T8 for a dispatch whose job could not finish before shutdown, logged, then the ack; nothing when
+     * its handler returned first (its own outcome is written and counted).
+     */
     void died(Running run, String why) {
+        if (run.end()) {
+            writeDeath(run, why);
+        }
+    }
+
+    /** T8 for a dispatch whose job died, logged, then the ack. */
+    private void writeDeath(Running run, String why) {
         if (write("write the worker death of delivery " + run.dispatch.deliveryId(), () -> transitions.workerDied(dsl, run.dispatch))) {
             log.error("delivery {} of event {} ({}): worker died running the job ({}); marked failed worker_died",
                     run.dispatch.deliveryId(), run.eventId, LogText.of(run.jobType), why);
