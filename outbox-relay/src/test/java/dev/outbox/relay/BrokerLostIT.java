@@ -7,6 +7,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.testing.MutableClock;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import dev.outbox.testing.TcpProxy;

@@ -9,6 +9,7 @@ import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
+import dev.outbox.testing.MutableClock;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import java.time.Clock;

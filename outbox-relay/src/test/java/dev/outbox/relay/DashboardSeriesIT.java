@@ -11,6 +11,7 @@ import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.Events.OrderPlaced;
 import dev.outbox.testing.MeterDocs;
+import dev.outbox.testing.MutableClock;
 import dev.outbox.testing.PromQl;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

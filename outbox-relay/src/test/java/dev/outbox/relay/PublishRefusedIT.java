@@ -9,6 +9,7 @@ import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.Events.OrderPlaced;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.testing.MutableClock;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import java.math.BigDecimal;

@@ -10,6 +10,7 @@ import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.Events.OrderPlaced;
 import dev.outbox.testing.MeterDocs;
+import dev.outbox.testing.MutableClock;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import dev.outbox.testing.TcpProxy;

@@ -11,7 +11,7 @@ import dev.outbox.delivery.DeliveryMessage;
 import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
-import dev.outbox.relay.MutableClock;
+import dev.outbox.testing.MutableClock;
 import dev.outbox.relay.OutboxRelay;
 import dev.outbox.relay.RelayFixture;
 import dev.outbox.relay.RetrySchedule;

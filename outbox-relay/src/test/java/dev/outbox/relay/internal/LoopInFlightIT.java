@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.rabbitmq.client.BuiltinExchangeType;
 import dev.outbox.api.Outbox;
 import dev.outbox.relay.Events.OrderPlaced;
-import dev.outbox.relay.MutableClock;
+import dev.outbox.testing.MutableClock;
 import dev.outbox.relay.QueueType;
 import dev.outbox.relay.RelayFixture;
 import dev.outbox.relay.RetrySchedule;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outbox.delivery.Claimed;
 import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.relay.Events.OrderCancelled;
-import dev.outbox.relay.MutableClock;
+import dev.outbox.testing.MutableClock;
 import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;

@@ -7,7 +7,7 @@ import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.Events.OrderPlaced;
-import dev.outbox.relay.MutableClock;
+import dev.outbox.testing.MutableClock;
 import dev.outbox.relay.RetrySchedule;
 import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;

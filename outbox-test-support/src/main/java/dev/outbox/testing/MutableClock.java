@@ -1,4 +1,4 @@
-package dev.outbox.relay;
+package dev.outbox.testing;
 
 import java.time.Clock;
 import java.time.Duration;
