@@ -8,6 +8,8 @@ import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
 import dev.outbox.schema.tables.records.OutboxEventsRecord;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -16,6 +18,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.jooq.DSLContext;
 import org.jooq.InsertValuesStep8;
@@ -56,14 +59,26 @@ public final class Outbox {
     /** Events per INSERT statement in {@link #recordAll}; 8 parameters each keeps well below PostgreSQL's 65,535. */
     static final int ROWS_PER_STATEMENT = 2_000;
 
+    /** {@link #notifyNow()}: no NOTIFY this time. */
+    private static final long NO_NOTIFY = Long.MIN_VALUE;
+    /** {@link #notifyNow()}: a NOTIFY, as every time (no interval). */
+    private static final long EVERY_TIME = Long.MAX_VALUE;
+    /** {@code lastNotify} before the first NOTIFY: far enough in the past, and no overflow when subtracted from a time. */
+    private static final long NEVER = Long.MIN_VALUE / 4;
+
     private final OutboxTables tables;
     private final EventSerializer serializer;
     private final EventTypes eventTypes;
     private final Clock clock;
     private final IdGenerator ids;
     private final @Nullable String notifyChannel;
-    /** {@code record}'s statement for one event, rendered at its first use. */
+    /** {@link Builder#notifyInterval}, in nanoseconds; 0: every recording transaction notifies. */
+    private final long notifyIntervalNanos;
+    /** When this outbox last sent a NOTIFY (its clock, nanoseconds since the epoch), for {@link Builder#notifyInterval}. */
+    private final AtomicLong lastNotify;
+    /** {@code record}'s statement for one event, rendered at its first use: with the NOTIFY, and without it. */
     private volatile @Nullable OneEventInsert oneEvent;
+    private volatile @Nullable OneEventInsert oneEventQuiet;
     private final RecordingMeters meters;
     private final TraceContext trace;
 
@@ -74,6 +89,8 @@ public final class Outbox {
         this.clock = b.clock;
         this.ids = b.ids;
         this.notifyChannel = b.notifications ? b.notifyChannel : null;
+        this.notifyIntervalNanos = b.notifyInterval.toNanos();
+        this.lastNotify = new AtomicLong(NEVER);
         this.meters = RecordingMeters.of(b.meterRegistry);
         this.trace = TraceContext.detect();
     }
@@ -185,7 +202,9 @@ public final class Outbox {
             throw new DuplicateEventException(duplicates);
         }
         if (!written.isEmpty()) {
-            notifyRelays(ctx);
+            if (notifyNow() != NO_NOTIFY) {
+                notifyRelays(ctx);
+            }
             meters.recorded(types(rows, written));
         }
         return ids(rows, written::contains);
@@ -193,20 +212,57 @@ public final class Outbox {
 
     /** One event: its INSERT and NOTIFY in one statement, rendered once. */
     private List<UUID> writeOne(DSLContext tx, OutboxEventsRecord row, boolean allOrNone) {
-        OneEventInsert statement = oneEvent;
-        if (statement == null) {
-            // rendered with settings of its own: the caller's may inline values or name parameters
-            statement = OneEventInsert.render(DSL.using(SQLDialect.POSTGRES, OutboxRenderMapping.apply(new Settings(), tables)), notifyChannel);
-            oneEvent = statement;
-        }
+        long slot = notifyNow();
+        OneEventInsert statement = statement(slot != NO_NOTIFY);
         if (statement.insert(tx, row)) {
             meters.recorded(List.of(row.getEventType()));
             return List.of(row.getId());
+        }
+        if (slot != NO_NOTIFY && slot != EVERY_TIME) {
+            lastNotify.compareAndSet(slot, slot - notifyIntervalNanos); // nothing written, no NOTIFY sent: the next recording sends it
         }
         if (allOrNone) {
             throw new DuplicateEventException(List.of(row.getId()));
         }
         return List.of();
+    }
+
+    /** {@code record}'s statement for one event, with its NOTIFY or without, rendered at its first use. */
+    private OneEventInsert statement(boolean notify) {
+        OneEventInsert statement = notify ? oneEvent : oneEventQuiet;
+        if (statement == null) {
+            // rendered with settings of its own: the caller's may inline values or name parameters
+            statement = OneEventInsert.render(DSL.using(SQLDialect.POSTGRES, OutboxRenderMapping.apply(new Settings(), tables)),
+                    notify ? notifyChannel : null);
+            if (notify) {
+                oneEvent = statement;
+            } else {
+                oneEventQuiet = statement;
+            }
+        }
+        return statement;
+    }
+
+    /**
+     * Whether this recording sends a NOTIFY: {@link #NO_NOTIFY} when notifications are off or one was
+     * sent less than {@link Builder#notifyInterval} ago, {@link #EVERY_TIME} without an interval, else
+     * the time it took the interval's slot at (to give it back when nothing is written).
+     */
+    private long notifyNow() {
+        if (notifyChannel == null) {
+            return NO_NOTIFY;
+        }
+        if (notifyIntervalNanos == 0) {
+            return EVERY_TIME;
+        }
+        Instant at = clock.instant();
+        long now = at.getEpochSecond() * 1_000_000_000L + at.getNano();
+        long last = lastNotify.get();
+        boolean within = now >= last && now - last < notifyIntervalNanos; // a clock set back ends the interval
+        if (within || !lastNotify.compareAndSet(last, now)) {
+            return NO_NOTIFY; // another recording took the slot: its NOTIFY wakes the relays for this one too
+        }
+        return now;
     }
 
     private List<OutboxEventsRecord> encodeAll(DSLContext tx, List<?> events) {
@@ -337,6 +393,7 @@ public final class Outbox {
         private IdGenerator ids = IdGenerator.uuidV7();
         private String notifyChannel = DEFAULT_NOTIFY_CHANNEL;
         private boolean notifications = true;
+        private Duration notifyInterval = Duration.ZERO;
         /** An {@code io.micrometer.core.instrument.MeterRegistry}, or null; typed Object so that the builder loads without Micrometer. */
         private @Nullable Object meterRegistry;
 
@@ -388,6 +445,30 @@ public final class Outbox {
          */
         public Builder notifications(boolean notifications) {
             this.notifications = notifications;
+            return this;
+        }
+
+        /**
+         * The shortest time between two NOTIFYs of this outbox: a recording less than this after the
+         * last one that notified sends none. Default {@link Duration#ZERO}: every recording
+         * transaction notifies. From 0 to 1 s; measured with the {@linkplain #clock(Clock) clock}.
+         *
+         * <p>PostgreSQL serialises the commits of transactions that NOTIFY (they do not share WAL
+         * flushes), which caps producers that commit one event per transaction at about half the
+         * rate of plain inserts (docs/BENCHMARKS.md, R1). With an interval most of their commits carry
+         * no NOTIFY. Nothing is missed and no event waits longer than the relay's poll sleep: a relay
+         * woken by the last NOTIFY, after its {@code wakeupLinger} (default 5 ms; keep the interval
+         * at most that), finds the events committed meanwhile; one committed later is found by the
+         * next NOTIFY, or by the poll when none follows (the end of a burst, or the notifying
+         * transaction rolled back). A few milliseconds suit producers that record hundreds of events
+         * a second.
+         */
+        public Builder notifyInterval(Duration interval) {
+            Objects.requireNonNull(interval, "notifyInterval");
+            if (interval.isNegative() || interval.compareTo(Duration.ofSeconds(1)) > 0) {
+                throw new IllegalArgumentException("notifyInterval must be from 0 to 1 s, got " + interval);
+            }
+            this.notifyInterval = interval;
             return this;
         }
 

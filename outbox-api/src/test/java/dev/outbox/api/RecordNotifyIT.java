@@ -3,12 +3,15 @@ package dev.outbox.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outbox.testing.MutableClock;
 import dev.outbox.testing.PostgresSchemaExtension;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -177,5 +180,96 @@ class RecordNotifyIT {
         assertThatThrownBy(() -> Outbox.builder().notifyChannel("Outbox Events")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("notifyChannel");
         assertThatThrownBy(() -> Outbox.builder().notifyChannel("")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * Commits a NOTIFY with the payload {@code fence} and waits (up to 10 s) for it: PostgreSQL delivers
+     * in commit order, so every notification of the transactions committed before has arrived by then.
+     * Returns how many did (the recordings send an empty payload).
+     */
+    private int notificationsBeforeTheFence() throws SQLException {
+        dsl.select(DSL.function("pg_notify", Object.class, DSL.val(channel), DSL.val("fence"))).fetch();
+        PGConnection pg = listener.unwrap(PGConnection.class);
+        int before = 0;
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            PGNotification[] batch = pg.getNotifications(500);
+            for (PGNotification n : batch == null ? new PGNotification[0] : batch) {
+                if (n.getParameter().equals("fence")) {
+                    return before;
+                }
+                before++;
+            }
+        }
+        throw new AssertionError("the fence's notification did not arrive within 10 s");
+    }
+
+    private Outbox spaced(Clock clock) {
+        return Outbox.builder().tables(db.tables()).notifyChannel(channel).clock(clock).notifyInterval(Duration.ofMillis(5)).build();
+    }
+
+    private static int events() {
+        return OutboxDsl.mapped(dsl, db.tables()).fetchCount(dev.outbox.schema.Tables.OUTBOX_EVENTS);
+    }
+
+    @Test
+    void withAnIntervalTheRecordingsWithinItOfTheLastNotificationSendNone() throws SQLException {
+        MutableClock clock = MutableClock.startingNow();
+        Outbox outbox = spaced(clock);
+        int before = events();
+        commitOne(outbox); // notifies
+        clock.advance(Duration.ofMillis(4));
+        commitOne(outbox);
+        dsl.transaction(tx -> outbox.recordAll(tx.dsl(), List.of(new OrderPlaced(2L), new OrderPlaced(3L))));
+
+        assertThat(notificationsBeforeTheFence()).isEqualTo(1);
+        assertThat(events() - before).isEqualTo(4);
+    }
+
+    @Test
+    void withAnIntervalTheFirstRecordingAfterItNotifiesAgain() throws SQLException {
+        MutableClock clock = MutableClock.startingNow();
+        Outbox outbox = spaced(clock);
+        commitOne(outbox);
+        clock.advance(Duration.ofMillis(5));
+        commitOne(outbox);
+        clock.advance(Duration.ofMillis(1));
+        commitOne(outbox);
+
+        assertThat(notificationsBeforeTheFence()).isEqualTo(2);
+    }
+
+    @Test
+    void withAnIntervalARecordingThatWritesNothingLeavesTheNotificationToTheNext() throws SQLException {
+        MutableClock clock = MutableClock.startingNow();
+        Outbox outbox = spaced(clock);
+        UUID id = IdGenerator.uuidV7().next();
+        Outbox silent = Outbox.builder().tables(db.tables()).notifications(false).build();
+        dsl.transaction(tx -> silent.record(tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id)));
+
+        dsl.transaction(tx -> assertThat(outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id))).isFalse());
+        commitOne(outbox); // at the same instant: the slot was given back, so this one notifies
+
+        assertThat(notificationsBeforeTheFence()).isEqualTo(1);
+    }
+
+    @Test
+    void withAnIntervalAClockSetBackEndsTheInterval() throws SQLException {
+        MutableClock clock = MutableClock.startingNow();
+        Outbox outbox = spaced(clock);
+        commitOne(outbox);
+        clock.advance(Duration.ofHours(-1));
+        commitOne(outbox);
+
+        assertThat(notificationsBeforeTheFence()).isEqualTo(2);
+    }
+
+    @Test
+    void refusesANotifyIntervalOutsideZeroToOneSecond() {
+        assertThatThrownBy(() -> Outbox.builder().notifyInterval(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("notifyInterval must be from 0 to 1 s, got PT-0.001S");
+        assertThatThrownBy(() -> Outbox.builder().notifyInterval(Duration.ofMillis(1_001))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("notifyInterval");
+        assertThat(Outbox.builder().notifyInterval(Duration.ofSeconds(1))).isNotNull();
     }
 }
