@@ -1,11 +1,12 @@
 package dev.outbox.relay.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.rabbitmq.client.BuiltinExchangeType;
 import dev.outbox.api.Outbox;
+import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.Events.OrderPlaced;
-import dev.outbox.testing.MutableClock;
 import dev.outbox.relay.QueueType;
 import dev.outbox.relay.RelayFixture;
 import dev.outbox.relay.RetrySchedule;
@@ -13,11 +14,16 @@ import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.testing.MutableClock;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,11 +49,15 @@ class LoopInFlightIT {
     }
 
     private RelayEngine engine(MutableClock clock) {
+        return engine(clock, fixture.db.dataSource(), 500);
+    }
+
+    private RelayEngine engine(MutableClock clock, DataSource dataSource, int batchSize) {
         Routes routes = Routes.builder()
                 .route("order.placed", Route.publish("order-events", exchange, "order.placed", RetrySchedule.seconds(5), Duration.ofSeconds(60)))
                 .build();
-        return new RelayEngine(new RelaySettings(fixture.db.dataSource(), fixture.rabbit.connectionFactory(), routes, fixture.db.tables(),
-                clock, 500, 500, 500, 2_000, Duration.ofSeconds(30), QueueType.CLASSIC, Outbox.DEFAULT_NOTIFY_CHANNEL, true,
+        return new RelayEngine(new RelaySettings(dataSource, fixture.rabbit.connectionFactory(), routes, fixture.db.tables(),
+                clock, batchSize, batchSize, 500, 2_000, Duration.ofSeconds(30), QueueType.CLASSIC, Outbox.DEFAULT_NOTIFY_CHANNEL, true,
                 Duration.ofSeconds(1), null, Duration.ZERO, RelayMeters.NONE));
     }
 
@@ -82,5 +92,37 @@ class LoopInFlightIT {
         }
         assertThat(checks.get()).isGreaterThanOrEqualTo(3);
         assertThat(tables.delivery(event).getStatus()).isEqualTo(OutboxDeliveryStatus.completed);
+    }
+
+    /** The class's data source, except that the {@code failing}-th connection asked for is refused as by a database going away. */
+    private static DataSource refusingConnection(int failing) {
+        DataSource real = fixture.db.dataSource();
+        AtomicInteger asked = new AtomicInteger();
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+            if (method.getName().equals("getConnection") && asked.incrementAndGet() == failing) {
+                throw new SQLException("test: the database went away", "08006");
+            }
+            try {
+                return method.invoke(real, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        });
+    }
+
+    @Test
+    void aPassThatFailsAfterPublishingABatchLeavesItToTheNextPassToSettle() {
+        Tables tables = fixture.tables();
+        List<UUID> events = tables.record(new OrderPlaced(4, BigDecimal.ONE), new OrderPlaced(5, BigDecimal.TEN));
+        // batches of one: route (connection 1), claim (2) and publish the first; routing the second (3) fails
+        try (RelayEngine engine = engine(MutableClock.startingNow(), refusingConnection(3), 1)) {
+            assertThatThrownBy(engine::pass).isInstanceOf(DatabaseUnavailableException.class);
+            assertThat(tables.delivery(events.get(0)).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
+
+            engine.pass();
+        }
+        for (UUID event : events) {
+            assertThat(tables.delivery(event).getStatus()).isEqualTo(OutboxDeliveryStatus.completed);
+        }
     }
 }
