@@ -14,9 +14,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,29 +27,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class BrokerOutageIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final WorkerFixture fixture = new WorkerFixture();
+    static final PostgresSchemaExtension db = fixture.db;
+    static final RabbitExtension rabbit = fixture.rabbit;
 
     static final String JOB = "refund";
 
     @EventType("order.refunded")
     record OrderRefunded(long orderId) {}
 
-    static WorkerFixture fixture;
     TcpProxy proxy;
     LogCapture logs;
     String queue;
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        fixture = new WorkerFixture(db, rabbit);
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        fixture.close();
-    }
 
     @BeforeEach
     void proxy() throws Exception {

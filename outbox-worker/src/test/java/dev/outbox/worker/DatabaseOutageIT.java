@@ -11,7 +11,6 @@ import dev.outbox.api.OutboxException;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
-import dev.outbox.testing.RabbitExtension;
 import dev.outbox.testing.TcpProxy;
 import dev.outbox.worker.WorkerFixture.Sent;
 import java.time.Duration;
@@ -20,9 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,29 +33,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class DatabaseOutageIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final WorkerFixture fixture = new WorkerFixture();
+    static final PostgresSchemaExtension db = fixture.db;
 
     static final String JOB = "refund";
 
     @EventType("order.returned")
     record OrderReturned(long orderId) {}
 
-    static WorkerFixture fixture;
     TcpProxy proxy;
     HikariDataSource proxied;
     String queue;
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        fixture = new WorkerFixture(db, rabbit);
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        fixture.close();
-    }
 
     @BeforeEach
     void proxy() throws Exception {

@@ -8,17 +8,13 @@ import dev.outbox.delivery.DeliveryMessage;
 import dev.outbox.delivery.LogText;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
-import dev.outbox.testing.PostgresSchemaExtension;
-import dev.outbox.testing.RabbitExtension;
 import dev.outbox.worker.WorkerFixture.Sent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,10 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class MalformedMessagesIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final WorkerFixture fixture = new WorkerFixture();
 
     @EventType("order.placed")
     record OrderPlaced(long orderId) {}
@@ -51,21 +44,10 @@ class MalformedMessagesIT {
     static final String COUNT = "count";
     static final AtomicInteger queues = new AtomicInteger();
 
-    static WorkerFixture fixture;
     final AtomicInteger calls = new AtomicInteger();
     LogCapture logs;
     String queue;
     OutboxWorker worker;
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        fixture = new WorkerFixture(db, rabbit);
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        fixture.close();
-    }
 
     @BeforeEach
     void startWorker() throws Exception {

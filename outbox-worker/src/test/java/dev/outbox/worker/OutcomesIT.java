@@ -7,8 +7,6 @@ import dev.outbox.api.EventType;
 import dev.outbox.delivery.DeliveryLog;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
-import dev.outbox.testing.PostgresSchemaExtension;
-import dev.outbox.testing.RabbitExtension;
 import dev.outbox.worker.WorkerFixture.Sent;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,9 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,10 +28,7 @@ import org.slf4j.MDC;
 class OutcomesIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final WorkerFixture fixture = new WorkerFixture();
 
     @EventType("order.placed")
     record OrderPlaced(long orderId, String email) {}
@@ -43,20 +36,9 @@ class OutcomesIT {
     static final String JOB = "send-confirmation";
     static final AtomicInteger queues = new AtomicInteger();
 
-    static WorkerFixture fixture;
     final List<OutboxWorker> workers = new ArrayList<>();
     LogCapture logs;
     String queue;
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        fixture = new WorkerFixture(db, rabbit);
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        fixture.close();
-    }
 
     @BeforeEach
     void newQueue() throws Exception {

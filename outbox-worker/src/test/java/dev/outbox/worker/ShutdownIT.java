@@ -5,16 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.EventType;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
-import dev.outbox.testing.PostgresSchemaExtension;
-import dev.outbox.testing.RabbitExtension;
 import dev.outbox.worker.WorkerFixture.Sent;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,10 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ShutdownIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final WorkerFixture fixture = new WorkerFixture();
 
     @EventType("order.placed")
     record OrderPlaced(long orderId) {}
@@ -34,20 +27,9 @@ class ShutdownIT {
     static final String JOB = "send-confirmation";
     static int queues;
 
-    static WorkerFixture fixture;
     LogCapture logs;
     String queue;
     final CountDownLatch release = new CountDownLatch(1);
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        fixture = new WorkerFixture(db, rabbit);
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        fixture.close();
-    }
 
     @BeforeEach
     void newQueue() throws Exception {

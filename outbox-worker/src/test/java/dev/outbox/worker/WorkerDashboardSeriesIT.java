@@ -12,7 +12,6 @@ import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.MeterDocs;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.PromQl;
-import dev.outbox.testing.RabbitExtension;
 import dev.outbox.worker.WorkerFixture.Sent;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -26,7 +25,6 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,21 +38,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class WorkerDashboardSeriesIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final WorkerFixture fixture = new WorkerFixture();
+    static final PostgresSchemaExtension db = fixture.db;
 
     @EventType("order.placed")
     record OrderPlaced(long orderId) {}
 
-    static WorkerFixture fixture;
     static Set<String> series;
     static Set<String> meters;
 
     @BeforeAll
     static void everyWorkerAndRecordingMeterInAPrometheusRegistry() throws Exception {
-        fixture = new WorkerFixture(db, rabbit);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         Outbox outbox = Outbox.builder().tables(fixture.tables()).meterRegistry(registry).build();
         DSL.using(db.dataSource(), SQLDialect.POSTGRES).transaction(tx -> outbox.record(tx.dsl(), new OrderPlaced(0)));
@@ -81,11 +75,6 @@ class WorkerDashboardSeriesIT {
                 .collect(Collectors.toCollection(TreeSet::new));
         series = registry.scrape().lines().filter(l -> !l.startsWith("#") && !l.isBlank())
                 .map(l -> l.split("[{ ]", 2)[0]).collect(Collectors.toCollection(TreeSet::new));
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        fixture.close();
     }
 
     @Test

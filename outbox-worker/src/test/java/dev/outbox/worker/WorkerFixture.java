@@ -28,13 +28,28 @@ import org.jooq.InsertSetMoreStep;
 import org.jooq.InsertSetStep;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Plays the relay's part for the worker's tests: records events, inserts deliveries in status
  * dispatched (as T2 would), publishes their messages exactly as the relay does, and dispatches a
  * delivery again after a retry or a timeout.
+ *
+ * <p>As the class's extension, beside the relay tests' {@code RelayFixture}, it owns a migrated
+ * schema and a broker of the class's own (so their order is its own) and opens after them:
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final WorkerFixture fixture = new WorkerFixture();
+ * }</pre>
+ *
+ * A test that wants it for one method only opens it on extensions of its own with
+ * {@code try (WorkerFixture fixture = new WorkerFixture(db, rabbit))}.
  */
-final class WorkerFixture implements AutoCloseable {
+final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
 
     /** The fixed clock of these tests. */
     static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
@@ -51,20 +66,60 @@ final class WorkerFixture implements AutoCloseable {
     final PostgresSchemaExtension db;
     final RabbitExtension rabbit;
     final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
-    final DSLContext dsl;
-    final DSLContext mapped;
-    final Outbox outbox;
-    private final Connection connection;
-    private final Channel channel;
+    /** Set when the fixture opens (at once, or in {@link #beforeAll} as an extension). */
+    DSLContext dsl;
+    DSLContext mapped;
+    Outbox outbox;
+    private @Nullable Connection connection;
+    private Channel channel;
+    /** Whether the fixture runs the two extensions itself (registered as the class's extension). */
+    private final boolean owner;
 
+    /** The class's extension, on a migrated schema and a broker of its own. */
+    WorkerFixture() {
+        this.db = PostgresSchemaExtension.migrated();
+        this.rabbit = new RabbitExtension();
+        this.owner = true;
+    }
+
+    /** Opened at once, on extensions the test class runs. */
     WorkerFixture(PostgresSchemaExtension db, RabbitExtension rabbit) throws Exception {
         this.db = db;
         this.rabbit = rabbit;
+        this.owner = false;
+        open();
+    }
+
+    private void open() throws Exception {
         this.dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
         this.mapped = OutboxDsl.mapped(dsl, db.tables());
         this.outbox = Outbox.builder().tables(db.tables()).clock(clock).notifications(false).build();
         this.connection = rabbit.connectionFactory().newConnection("worker-test-publisher");
         this.channel = connection.createChannel();
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        if (owner) {
+            db.beforeAll(context);
+            rabbit.beforeAll(context);
+        }
+        open();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        try {
+            close();
+        } finally {
+            if (owner) {
+                try {
+                    rabbit.afterAll(context);
+                } finally {
+                    db.afterAll(context);
+                }
+            }
+        }
     }
 
     OutboxTables tables() {
@@ -209,6 +264,10 @@ final class WorkerFixture implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        connection.close();
+        Connection c = connection;
+        connection = null;
+        if (c != null) {
+            c.close();
+        }
     }
 }

@@ -7,8 +7,6 @@ import static org.awaitility.Awaitility.await;
 import dev.outbox.api.EventType;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.MeterDocs;
-import dev.outbox.testing.PostgresSchemaExtension;
-import dev.outbox.testing.RabbitExtension;
 import dev.outbox.worker.WorkerFixture.Sent;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
@@ -25,9 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jooq.JSONB;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,10 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class WorkerMetersIT {
 
     @RegisterExtension
-    static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
-
-    @RegisterExtension
-    static final RabbitExtension rabbit = new RabbitExtension();
+    static final WorkerFixture fixture = new WorkerFixture();
 
     @EventType("order.placed")
     record OrderPlaced(long orderId, String note) {}
@@ -47,20 +40,9 @@ class WorkerMetersIT {
     static final String JOB = "send-confirmation";
     static final AtomicInteger queues = new AtomicInteger();
 
-    static WorkerFixture fixture;
     final List<OutboxWorker> workers = new ArrayList<>();
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     String queue;
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        fixture = new WorkerFixture(db, rabbit);
-    }
-
-    @AfterAll
-    static void tearDown() throws Exception {
-        fixture.close();
-    }
 
     @BeforeEach
     void newQueue() throws Exception {
