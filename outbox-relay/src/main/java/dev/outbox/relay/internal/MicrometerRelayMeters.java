@@ -151,13 +151,16 @@ public final class MicrometerRelayMeters implements RelayMeters {
 
     @Override
     public void completed(List<Claimed> confirmed, List<UUID> completed) {
+        // once per settled batch: counted per queue first, one counter lookup per queue
         Set<UUID> ids = new HashSet<>(completed);
+        Map<String, int[]> byQueue = new HashMap<>();
         for (Claimed d : confirmed) {
             if (ids.contains(d.deliveryId())) {
-                counter("outbox.relay.publish.completed", "publish-route deliveries completed on the broker's confirm", key(d.queue(), null), null)
-                        .increment();
+                byQueue.computeIfAbsent(d.queue(), q -> new int[1])[0]++;
             }
         }
+        byQueue.forEach((queue, n) -> counter("outbox.relay.publish.completed", "publish-route deliveries completed on the broker's confirm",
+                key(queue, null), null).increment(n[0]));
     }
 
     @Override
