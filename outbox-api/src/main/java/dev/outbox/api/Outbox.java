@@ -40,7 +40,9 @@ import org.jspecify.annotations.Nullable;
  * transaction, and {@link #recordIfAbsent(DSLContext, Object)} records unless the id exists. On a connection
  * in auto-commit mode it refuses and writes nothing. Recording reads no route and touches no broker:
  * a relay turns events into deliveries after commit. When the transaction commits, PostgreSQL
- * delivers a {@code NOTIFY} on {@link Builder#notifyChannel(String)} so that a listening relay wakes up.
+ * delivers a {@code NOTIFY} on {@link Builder#notifyChannel(String)} so that a listening relay wakes up
+ * (at most one per {@link Builder#notifyInterval(Duration)}, 5 ms by default: the relay's pass after a
+ * NOTIFY also takes the events whose recording sent none).
  *
  * <pre>{@code
  * Outbox outbox = Outbox.builder().build();   // default tables, Jackson, UUIDv7, system clock
@@ -55,6 +57,12 @@ public final class Outbox {
 
     /** The default NOTIFY channel, the one a relay listens on unless told otherwise. */
     public static final String DEFAULT_NOTIFY_CHANNEL = "outbox_events";
+
+    /**
+     * The default {@link Builder#notifyInterval(Duration)}: at most one NOTIFY per 5 ms, the relay's default
+     * wake-up linger.
+     */
+    public static final Duration DEFAULT_NOTIFY_INTERVAL = Duration.ofMillis(5);
 
     /** Events per INSERT statement in {@link #recordAll}; 8 parameters each keeps well below PostgreSQL's 65,535. */
     static final int ROWS_PER_STATEMENT = 2_000;
@@ -393,7 +401,7 @@ public final class Outbox {
         private IdGenerator ids = IdGenerator.uuidV7();
         private String notifyChannel = DEFAULT_NOTIFY_CHANNEL;
         private boolean notifications = true;
-        private Duration notifyInterval = Duration.ZERO;
+        private Duration notifyInterval = DEFAULT_NOTIFY_INTERVAL;
         /** An {@code io.micrometer.core.instrument.MeterRegistry}, or null; typed Object so that the builder loads without Micrometer. */
         private @Nullable Object meterRegistry;
 
@@ -450,8 +458,9 @@ public final class Outbox {
 
         /**
          * The shortest time between two NOTIFYs of this outbox: a recording less than this after the
-         * last one that notified sends none. Default {@link Duration#ZERO}: every recording
-         * transaction notifies. From 0 to 1 s; measured with the {@linkplain #clock(Clock) clock}.
+         * last one that notified sends none. Default {@link Outbox#DEFAULT_NOTIFY_INTERVAL} (5 ms);
+         * {@link Duration#ZERO}: every recording transaction notifies. From 0 to 1 s; measured with the
+         * {@linkplain #clock(Clock) clock}.
          *
          * <p>PostgreSQL serialises the commits of transactions that NOTIFY (they do not share WAL
          * flushes), which caps producers that commit one event per transaction at about half the
@@ -460,8 +469,8 @@ public final class Outbox {
          * woken by the last NOTIFY, after its {@code wakeupLinger} (default 5 ms; keep the interval
          * at most that), finds the events committed meanwhile; one committed later is found by the
          * next NOTIFY, or by the poll when none follows (the end of a burst, or the notifying
-         * transaction rolled back). A few milliseconds suit producers that record hundreds of events
-         * a second.
+         * transaction rolled back). Choose {@link Duration#ZERO} where a lone event must never wait
+         * for the poll, at the price of those serialised commits.
          */
         public Builder notifyInterval(Duration interval) {
             Objects.requireNonNull(interval, "notifyInterval");

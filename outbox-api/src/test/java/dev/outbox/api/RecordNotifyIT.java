@@ -12,6 +12,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -106,11 +108,47 @@ class RecordNotifyIT {
             outbox.record(tx.dsl(), new OrderPlaced(1L));
             throw new IllegalStateException("rolled back");
         })).hasMessage("rolled back");
-        // a committed recording afterwards is the fence: PostgreSQL delivers in commit order, so a
-        // notification of the rolled-back transaction would have arrived before this one
+        // PostgreSQL delivers in commit order: a notification of the rolled-back transaction would
+        // have arrived before the fence's
+
+        assertThat(notificationsBeforeTheFence()).isZero();
+    }
+
+    @Test
+    void aRecordingAfterARolledBackOneNotifiesWithoutAnInterval() throws SQLException {
+        Outbox outbox = Outbox.builder().tables(db.tables()).notifyChannel(channel).notifyInterval(Duration.ZERO).build();
+        assertThatThrownBy(() -> dsl.transaction(tx -> {
+            outbox.record(tx.dsl(), new OrderPlaced(1L));
+            throw new IllegalStateException("rolled back");
+        })).hasMessage("rolled back");
         commitOne(outbox);
 
-        assertThat(awaitNotifications()).hasSize(1);
+        assertThat(notificationsBeforeTheFence()).isEqualTo(1);
+    }
+
+    @Test
+    void byDefaultRecordingsWithinFiveMillisecondsOfTheLastNotificationSendNone() throws SQLException {
+        MutableClock clock = MutableClock.startingNow();
+        Outbox outbox = Outbox.builder().tables(db.tables()).notifyChannel(channel).clock(clock).build();
+        commitOne(outbox); // notifies
+        clock.advance(Duration.ofMillis(4));
+        commitOne(outbox);
+        clock.advance(Duration.ofMillis(1));
+        commitOne(outbox); // 5 ms after the first: notifies
+
+        assertThat(notificationsBeforeTheFence()).isEqualTo(2);
+        assertThat(Outbox.DEFAULT_NOTIFY_INTERVAL).isEqualTo(Duration.ofMillis(5));
+    }
+
+    @Test
+    void withoutAnIntervalEveryRecordingTransactionNotifies() throws SQLException {
+        Outbox outbox = Outbox.builder().tables(db.tables()).notifyChannel(channel).clock(Clock.fixed(Instant.now(), ZoneOffset.UTC))
+                .notifyInterval(Duration.ZERO).build();
+        commitOne(outbox);
+        commitOne(outbox);
+        commitOne(outbox);
+
+        assertThat(notificationsBeforeTheFence()).isEqualTo(3);
     }
 
     @Test
@@ -154,9 +192,8 @@ class RecordNotifyIT {
         assertThat(awaitNotifications()).hasSize(1);
 
         dsl.transaction(tx -> assertThat(outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id))).isFalse());
-        commitOne(outbox); // the fence
 
-        assertThat(awaitNotifications()).hasSize(1);
+        assertThat(notificationsBeforeTheFence()).isZero();
     }
 
     @Test
