@@ -227,6 +227,16 @@ final class Reference implements AutoCloseable {
      * when there is one. Returns how many were recorded.
      */
     static long produce(TestPostgres pg, String schema, int threads, int seconds, Reference reference) throws Exception {
+        return produce(pg, schema, threads, seconds, reference, false);
+    }
+
+    /**
+     * With {@code explicitTransactions}, each insert runs in a transaction of its own begun and committed
+     * by the producer ({@code setAutoCommit(false)}, the insert, {@code commit()}), as a business
+     * transaction that records an event does; else in auto-commit mode, one round trip per event.
+     */
+    static long produce(TestPostgres pg, String schema, int threads, int seconds, Reference reference, boolean explicitTransactions)
+            throws Exception {
         ObjectMapper json = new ObjectMapper();
         IdGenerator ids = IdGenerator.uuidV7();
         AtomicLong recorded = new AtomicLong();
@@ -238,6 +248,7 @@ final class Reference implements AutoCloseable {
             futures.add(pool.submit(() -> {
                 try (java.sql.Connection c = pg.connect(); PreparedStatement st = c.prepareStatement("INSERT INTO " + schema
                         + ".outbox_events (id, event_type, payload, created_at) VALUES (?, ?, ?::jsonb, ?)")) {
+                    c.setAutoCommit(!explicitTransactions);
                     long seq = thread;
                     while (System.nanoTime() < end) {
                         BenchEvent event = BenchEvent.next(seq);
@@ -246,6 +257,9 @@ final class Reference implements AutoCloseable {
                         st.setString(3, json.writeValueAsString(event));
                         st.setObject(4, OffsetDateTime.now(ZoneOffset.UTC));
                         st.executeUpdate();
+                        if (explicitTransactions) {
+                            c.commit();
+                        }
                         if (reference != null) {
                             reference.recorded();
                         }
