@@ -55,11 +55,14 @@ final class OtelJobTracing implements JobTracing {
         }
     };
 
-    /** Null: {@code GlobalOpenTelemetry} at each job (never read before the application could set it). */
-    private final @Nullable OpenTelemetry openTelemetry;
+    /**
+     * The tracer of the {@code OpenTelemetry} given, asked for once; null: {@code GlobalOpenTelemetry}'s,
+     * asked for at each job (never read before the application could set it).
+     */
+    private final @Nullable Tracer given;
 
     private OtelJobTracing(@Nullable OpenTelemetry openTelemetry) {
-        this.openTelemetry = openTelemetry;
+        this.given = openTelemetry == null ? null : openTelemetry.getTracer(INSTRUMENTATION);
     }
 
     static JobTracing of(Object openTelemetry) {
@@ -72,7 +75,7 @@ final class OtelJobTracing implements JobTracing {
 
     private Tracer tracer() {
         // getOrNoop: an unset global stays settable by the application (get() would fix it to no-op)
-        return (openTelemetry != null ? openTelemetry : GlobalOpenTelemetry.getOrNoop()).getTracer(INSTRUMENTATION);
+        return given != null ? given : GlobalOpenTelemetry.getOrNoop().getTracer(INSTRUMENTATION);
     }
 
     @Override
