@@ -119,7 +119,8 @@ public final class Bench {
     }
 
     /** The default scenarios: each reference beside the scenarios measured against it, so that drift hits both. */
-    static final List<String> DEFAULT_SCENARIOS = List.of("CEIL", "REF-S1", "S1", "REF-S2", "S2", "S3", "S4", "S5", "REF-R1", "R1");
+    static final List<String> DEFAULT_SCENARIOS = List.of("CEIL", "REF-S1", "S1", "REF-S2", "S2", "S3", "S4", "S5", "REF-R1", "REF-R1-TX",
+            "R1");
 
     Bench(Scale scale, Path workDir) {
         this.scale = scale;
@@ -430,7 +431,7 @@ public final class Bench {
             double cpu = (processCpuNanos() - cpuBefore) / 1e9;
             String name = !notifications ? "R1-QUIET" : notifyInterval.isZero() ? "R1-EVERY" : "R1";
             put(name, R1_METRIC, recorded / (double) scale.producerSeconds);
-            put(name, PRODUCER_CPU_METRIC, cpu * 100_000 / recorded);
+            put(name, PRODUCER_CPU_METRIC, recorded == 0 ? Double.NaN : cpu * 100_000 / recorded);
         }
     }
 
@@ -481,7 +482,7 @@ public final class Bench {
                 throw new IllegalStateException(name + " lost events: recorded " + recorded + ", stored " + stored);
             }
             put(name, R1_METRIC, recorded / (double) scale.producerSeconds);
-            put(name, PRODUCER_CPU_METRIC, cpu * 100_000 / recorded);
+            put(name, PRODUCER_CPU_METRIC, recorded == 0 ? Double.NaN : cpu * 100_000 / recorded);
         }
     }
 
