@@ -222,17 +222,29 @@ public final class Outbox {
     private List<UUID> writeOne(DSLContext tx, OutboxEventsRecord row, boolean allOrNone) {
         long slot = notifyNow();
         OneEventInsert statement = statement(slot != NO_NOTIFY);
-        if (statement.insert(tx, row)) {
+        boolean written;
+        try {
+            written = statement.insert(tx, row);
+        } catch (RuntimeException e) {
+            giveBack(slot);
+            throw e;
+        }
+        if (written) {
             meters.recorded(List.of(row.getEventType()));
             return List.of(row.getId());
         }
-        if (slot != NO_NOTIFY && slot != EVERY_TIME) {
-            lastNotify.compareAndSet(slot, slot - notifyIntervalNanos); // nothing written, no NOTIFY sent: the next recording sends it
-        }
+        giveBack(slot);
         if (allOrNone) {
             throw new DuplicateEventException(List.of(row.getId()));
         }
         return List.of();
+    }
+
+    /** Nothing was written, so no NOTIFY was sent: the interval's slot {@code slot} goes back, and the next recording sends it. */
+    private void giveBack(long slot) {
+        if (slot != NO_NOTIFY && slot != EVERY_TIME) {
+            lastNotify.compareAndSet(slot, slot - notifyIntervalNanos);
+        }
     }
 
     /** {@code record}'s statement for one event, with its NOTIFY or without, rendered at its first use. */

@@ -291,6 +291,23 @@ class RecordNotifyIT {
     }
 
     @Test
+    void withAnIntervalARecordingWhoseInsertFailsLeavesTheNotificationToTheNext() throws SQLException {
+        MutableClock clock = MutableClock.startingNow();
+        Outbox outbox = spaced(clock);
+        assertThatThrownBy(() -> dsl.transaction(tx -> {
+            try {
+                tx.dsl().execute("SELECT 1 / 0");
+            } catch (org.jooq.exception.DataAccessException e) {
+                // the transaction is aborted: the recording's insert fails
+            }
+            outbox.record(tx.dsl(), new OrderPlaced(1L));
+        })).isInstanceOf(org.jooq.exception.DataAccessException.class).hasMessageContaining("aborted");
+        commitOne(outbox); // at the same instant: the failed recording gave its slot back, so this one notifies
+
+        assertThat(notificationsBeforeTheFence()).isEqualTo(1);
+    }
+
+    @Test
     void withAnIntervalAClockSetBackEndsTheInterval() throws SQLException {
         MutableClock clock = MutableClock.startingNow();
         Outbox outbox = spaced(clock);
