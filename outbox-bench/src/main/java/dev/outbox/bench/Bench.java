@@ -428,10 +428,7 @@ public final class Bench {
         try (Schema schema = Schema.create(pg)) {
             long cpuBefore = processCpuNanos();
             long recorded = produce(schema, 4, scale.producerSeconds, 0, null, notifications);
-            double cpu = (processCpuNanos() - cpuBefore) / 1e9;
-            String name = !notifications ? "R1-QUIET" : notifyInterval.isZero() ? "R1-EVERY" : "R1";
-            put(name, R1_METRIC, recorded / (double) scale.producerSeconds);
-            put(name, PRODUCER_CPU_METRIC, recorded == 0 ? Double.NaN : cpu * 100_000 / recorded);
+            putProducers(!notifications ? "R1-QUIET" : notifyInterval.isZero() ? "R1-EVERY" : "R1", recorded, cpuBefore);
         }
     }
 
@@ -476,14 +473,19 @@ public final class Bench {
         try (Schema schema = Schema.create(pg)) {
             long cpuBefore = processCpuNanos();
             long recorded = Reference.produce(pg, schema.name, 4, scale.producerSeconds, null, explicitTransactions);
-            double cpu = (processCpuNanos() - cpuBefore) / 1e9;
+            putProducers(name, recorded, cpuBefore);
             long stored = schema.dsl().fetchCount(OUTBOX_EVENTS);
             if (stored != recorded) {
                 throw new IllegalStateException(name + " lost events: recorded " + recorded + ", stored " + stored);
             }
-            put(name, R1_METRIC, recorded / (double) scale.producerSeconds);
-            put(name, PRODUCER_CPU_METRIC, recorded == 0 ? Double.NaN : cpu * 100_000 / recorded);
         }
+    }
+
+    /** R1's figures of {@code name}: the producers' rate, and this JVM's CPU since {@code cpuBefore} per 100,000 events. */
+    private void putProducers(String name, long recorded, long cpuBefore) {
+        double cpu = (processCpuNanos() - cpuBefore) / 1e9;
+        put(name, R1_METRIC, recorded / (double) scale.producerSeconds);
+        put(name, PRODUCER_CPU_METRIC, recorded == 0 ? Double.NaN : cpu * 100_000 / recorded);
     }
 
     private static long processCpuNanos() {
