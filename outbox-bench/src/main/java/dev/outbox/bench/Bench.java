@@ -53,6 +53,7 @@ import org.jooq.impl.DSL;
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios P1     # retention beside S2's load, not a default
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios REF-R1,R1,R1-QUIET  # R1 with and without NOTIFY, not a default
  * java -jar outbox-bench/target/outbox-bench.jar --runs 3 --scenarios REF-R1,R1,R1-EVERY,REF-S2,S2,S2-EVERY,S4,S4-EVERY  # a NOTIFY per recording
+ * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios S4 --timeline  # S4's latency second by second
  * </pre>
  */
 public final class Bench {
@@ -64,6 +65,8 @@ public final class Bench {
 
     private final Scale scale;
     private final Path workDir;
+    /** {@code --timeline}: S4 prints its commit→handler start second by second. */
+    private boolean timeline;
     private final TestPostgres pg = TestPostgres.get();
     private final TestRabbit rabbit = TestRabbit.get();
     private final Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
@@ -138,6 +141,7 @@ public final class Bench {
         List<String> serviceJvm = List.of();
         List<String> relayJvm = RELAY_JVM;
         Integer backlog = null;
+        boolean timeline = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--jfr" -> jfrDir = Path.of(args[++i]).toAbsolutePath();
@@ -148,9 +152,10 @@ public final class Bench {
                 case "--scenarios" -> scenarios = List.of(args[++i].toUpperCase(Locale.ROOT).split(","));
                 case "--smoke" -> scale = Scale.SMOKE;
                 case "--backlog" -> backlog = positive("--backlog", args[++i]);
+                case "--timeline" -> timeline = true;
                 default -> {
                     System.err.println("usage: bench [--runs N] [--scenarios " + String.join(",", DEFAULT_SCENARIOS) + "] [--smoke]"
-                            + " [--backlog EVENTS] [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"] [--relay-jvm \"OPTIONS\"]");
+                            + " [--backlog EVENTS] [--timeline] [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"] [--relay-jvm \"OPTIONS\"]");
                     System.exit(2);
                 }
             }
@@ -161,6 +166,7 @@ public final class Bench {
         Bench bench = new Bench(scale, Files.createTempDirectory("outbox-bench"));
         bench.serviceJvm = serviceJvm;
         bench.relayJvm = relayJvm;
+        bench.timeline = timeline;
         if (jfrDir != null) {
             Files.createDirectories(jfrDir);
             bench.jfrDir = jfrDir;
@@ -299,6 +305,13 @@ public final class Bench {
                 p.stopWorker();
                 long[] handled = BenchWorker.readLatencies(topology.latencyFile); // in the order the handlers started
                 long[] latencies = Stats.sorted(handled);
+                if (timeline) { // the latency second by second, at the offered rate: the warm-up, then whether it drifts
+                    for (int from = 0; from < handled.length; from += scale.fixedRate) {
+                        long[] sec = Stats.sorted(java.util.Arrays.copyOfRange(handled, from, Math.min(handled.length, from + scale.fixedRate)));
+                        System.out.printf("%s second %d: p50 %.1f p99 %.1f max %.1f ms%n", name, from / scale.fixedRate,
+                                Stats.percentile(sec, 50) / 1000.0, Stats.percentile(sec, 99) / 1000.0, sec[sec.length - 1] / 1000.0);
+                    }
+                }
                 put(name, "events/s offered", (double) scale.fixedRate);
                 put(name, "events/s recorded", recorded / (double) scale.fixedSeconds);
                 long completed = schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
