@@ -34,6 +34,16 @@ import org.jspecify.annotations.Nullable;
  * <p>The hot queries repeat the partial index predicates literally ({@code routed_at IS NULL},
  * {@code status = 'pending'}, {@code status = 'dispatched'}) and order by the indexed column with a
  * LIMIT, so that the partial indexes serve them whatever the statistics say.
+ *
+ * <p>T1, T2 and T4 read those indexes with plain index scans, never bitmap or sequential scans:
+ * their transaction begins with {@code enable_bitmapscan} and {@code enable_seqscan} off, for that
+ * transaction only ({@link #indexScansOnly}). Every event routed and every delivery claimed or
+ * settled leaves a dead entry in these indexes until a vacuum, and the reads start at the oldest
+ * entries. A plain index scan marks each dead entry it meets as dead in the index, and the next scan
+ * steps over it without reading the table. A bitmap scan, which the planner prefers when it expects a
+ * few hundred rows, marks nothing and reads the table page of every dead entry on every pass
+ * (docs/BENCHMARKS.md: 26,000 entries and 1,400 table pages for 25 rows, 9 ms a read, by the 30th
+ * second of S4); a sequential scan, its choice for a small table, reads all of it.
  */
 public final class RelayTransitions {
 
@@ -88,6 +98,7 @@ public final class RelayTransitions {
      */
     public Routed route(DSLContext tx, int limit, @Nullable UUID after) {
         Statements statements = statements(tx);
+        indexScansOnly(tx);
         List<UUID> candidateIds = new ArrayList<>();
         List<String> candidateTypes = new ArrayList<>();
         RenderedStatement.Rows<Void> candidate = rs -> {
@@ -142,6 +153,19 @@ public final class RelayTransitions {
     /** The hot statements, rendered once for this instance's tables (the first transaction's settings). */
     private record Statements(RenderedStatement candidates, RenderedStatement candidatesAfter, RenderedStatement route,
             RenderedStatement claim, RenderedStatement claimJobs, RenderedStatement timeOut) {}
+
+    /**
+     * The rest of the transaction of {@code tx} plans without bitmap and sequential scans (see the
+     * class comment), in one round trip; the settings end with the transaction ({@code set_config}'s
+     * {@code is_local}), so the connection goes back to its pool as it came.
+     */
+    static void indexScansOnly(DSLContext tx) {
+        tx.connection(connection -> {
+            try (java.sql.Statement statement = connection.createStatement()) {
+                statement.execute("SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)");
+            }
+        });
+    }
 
     private Statements statements(DSLContext tx) {
         Statements statements = rendered;
@@ -246,6 +270,7 @@ public final class RelayTransitions {
      * dispatched_at and delivery_timeout_at; returns what the messages need.
      */
     public List<Claimed> claim(DSLContext tx, int limit) {
+        indexScansOnly(tx);
         return statements(tx).claim.query(tx, RelayTransitions::claimed, shared.now(), limit);
     }
 
@@ -256,6 +281,7 @@ public final class RelayTransitions {
      * pending, untouched.
      */
     public List<Claimed> claim(DSLContext tx, int limit, Collection<String> jobTypes) {
+        indexScansOnly(tx);
         return statements(tx).claimJobs.query(tx, RelayTransitions::claimed, shared.now(), limit, jobTypes.toArray(String[]::new));
     }
 
@@ -319,6 +345,7 @@ public final class RelayTransitions {
      * ({@code FOR UPDATE SKIP LOCKED}) go through retry-or-fail with {@code timeout}.
      */
     public List<RetryOutcome> timeOut(DSLContext tx, int limit) {
+        indexScansOnly(tx);
         return shared.retryOrFail(tx, statements(tx).timeOut, FailureReason.TIMEOUT, shared.now(), limit);
     }
 }
