@@ -123,6 +123,27 @@ class QueueDeclarationIT {
         assertQuorum(queue);
     }
 
+    /**
+     * However long a worker has waited for its queue, it asks again at least once a second: its
+     * backoff (100 ms, doubling) stops at 1 s. Six and a half seconds in, a backoff doubling up to 5 s
+     * has asked at 6.3 s and asks next at 11.3 s.
+     */
+    @Test
+    void aWorkerThatHasWaitedLongForItsQueueConsumesItWithinASecondOrSoOfItsDeclaration() throws Exception {
+        String queue = rabbit.queue("worker-long-first");
+        try (OutboxWorker worker = worker(queue)) {
+            worker.start();
+            Thread.sleep(6_500);
+            UUID eventId = record(3);
+            try (OutboxRelay relay = relay(queue)) {
+                relay.runOnce();
+            }
+            long declared = System.nanoTime();
+            await().atMost(Duration.ofSeconds(30)).until(() -> statusOf(eventId) == OutboxDeliveryStatus.completed);
+            assertThat(Duration.ofNanos(System.nanoTime() - declared)).isLessThan(Duration.ofSeconds(3));
+        }
+    }
+
     @Test
     void aWorkerStartedAfterTheRelayConsumesTheQuorumQueueItDeclared() throws Exception {
         String queue = rabbit.queue("relay-first");

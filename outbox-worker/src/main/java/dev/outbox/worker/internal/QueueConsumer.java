@@ -42,9 +42,9 @@ final class QueueConsumer {
     static final int MAX_AHEAD_MIN = 32;
     /** How old a lookup may be when its handler starts (1 s); older ones are read again. */
     static final long FRESH_FOR_NANOS = 1_000_000_000L;
-    /** How often a worker asks for a queue that does not exist yet: from 100 ms, doubling up to 5 s. */
+    /** How often a worker asks for a queue that does not exist yet: from 100 ms, doubling up to 1 s (one passive declaration a second). */
     static final long QUEUE_WAIT_FIRST_MILLIS = 100;
-    static final long QUEUE_WAIT_MAX_MILLIS = 5_000;
+    static final long QUEUE_WAIT_MAX_MILLIS = 1_000;
 
     private final String queue;
     private final QueueSettings settings;
