@@ -956,7 +956,12 @@ public final class Bench {
             ChildProcess relay = ChildProcess.start("relay-" + schema.name, RELAY_MAIN,
                     List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS), env, bench.workDir, bench.relayJvmOptions("relay-" + schema.name));
             BenchWorker.awaitLine(relay.log(), "relay loop started", Duration.ofSeconds(60));
-            Thread.sleep(1_000); // the first pass connects to the broker and declares the queue
+            if (worker != null) {
+                // the relay's first pass declares the queue; the scenario starts once the worker consumes it
+                BenchWorker.awaitLine(worker.log(), "consuming queue", Duration.ofSeconds(60));
+            } else {
+                Thread.sleep(1_000); // the first pass connects to the broker
+            }
             Processes processes = new Processes(bench, relay, worker);
             if (httpPort != 0) {
                 processes.scrape(httpPort);
