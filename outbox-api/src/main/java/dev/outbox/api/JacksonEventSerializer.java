@@ -181,6 +181,12 @@ public final class JacksonEventSerializer implements EventSerializer {
         return json;
     }
 
+    /** Builds and caches the deserializer of {@code type} (a reader's prefetch, which keeps to itself a class it cannot read). */
+    @Override
+    public void prepare(Class<?> type) {
+        mapper.readerFor(type);
+    }
+
     @Override
     public <T> T deserialize(String json, Class<T> type) {
         try {

@@ -26,7 +26,10 @@ import dev.outbox.api.JacksonEventSerializer
  * - Everything else is [JacksonEventSerializer]'s: java.time as ISO-8601 text, the refusals of what
  *   `jsonb` or a reader cannot keep, unknown properties ignored.
  */
-public object KotlinEventSerializer : EventSerializer by JacksonEventSerializer.withModules(outboxKotlinModule()) {
+public object KotlinEventSerializer : EventSerializer by kotlinJackson {
+
+    /** Jackson's [EventSerializer.prepare]: delegation by `by` leaves out an interface's Java default methods. */
+    override fun prepare(type: Class<*>): Unit = kotlinJackson.prepare(type)
 
     /**
      * A new Jackson module set up as this serializer's, for a serializer with modules of your own:
@@ -36,6 +39,8 @@ public object KotlinEventSerializer : EventSerializer by JacksonEventSerializer.
 
     override fun toString(): String = "KotlinEventSerializer"
 }
+
+private val kotlinJackson: JacksonEventSerializer = JacksonEventSerializer.withModules(outboxKotlinModule())
 
 private fun outboxKotlinModule(): KotlinModule = KotlinModule.Builder()
     .enable(KotlinFeature.NewStrictNullChecks)

@@ -38,6 +38,15 @@ class KotlinEventSerializerTest {
     data class Timed(val window: Duration)
 
     @Test
+    fun `prepares the reading of a class as Jackson's serializer does, not with the interface's no-op`() {
+        // `by` delegation leaves out EventSerializer.prepare, a Java default method: the worker's start would prepare nothing
+        assertThat(KotlinEventSerializer::class.java.getMethod("prepare", Class::class.java).declaringClass)
+            .isEqualTo(KotlinEventSerializer::class.java)
+        KotlinEventSerializer.prepare(Shipped::class.java)
+        KotlinEventSerializer.prepare(Runnable::class.java) // a class it cannot read: nothing thrown
+    }
+
+    @Test
     fun `round-trips a data class with nullable fields and java time values`() {
         val event = Shipped(7, null, Instant.parse("2026-12-01T10:15:30.123456Z"), null,
             OffsetDateTime.of(2026, 12, 3, 9, 0, 0, 0, ZoneOffset.ofHours(2)), BigDecimal("10.50"))

@@ -329,6 +329,22 @@ final class MessageProcessor {
         return DatabaseRetry.until(log, what, "its message stays unacknowledged", stopping, step);
     }
 
+    /**
+     * Lets the serializer ready the reading of each handler's event class, before any consumer
+     * starts ({@link EventSerializer#prepare}); a serializer that fails here is left to say so when a
+     * message comes.
+     */
+    void prepareReading() {
+        for (Registration<?> registration : handlers.values()) {
+            try {
+                serializer.prepare(registration.eventClass());
+            } catch (RuntimeException e) {
+                log.debug("preparing to read {} failed ({}); the first message of job type {} reads it", registration.eventClass().getName(),
+                        e.getClass().getName(), registration.jobType());
+            }
+        }
+    }
+
     /** Runs the lookup once, before any consumer starts: checks that the tables answer. */
     void warmUp() {
         queries.lookup(List.of(new UUID(0, 0)));

@@ -83,6 +83,7 @@ public final class WorkerEngine {
             throw new OutboxException("the worker cannot read the outbox tables " + settings.tables() + " (" + e.getClass().getName()
                     + DatabaseOutages.hint(DatabaseOutages.sqlState(e)) + "); are the migrations applied and the table names right?", e);
         }
+        processor.prepareReading();
         try {
             Connection c = connectToBroker();
             if (closed.get()) {
