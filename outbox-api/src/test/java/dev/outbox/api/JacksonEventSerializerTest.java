@@ -240,4 +240,17 @@ class JacksonEventSerializerTest {
         assertThatThrownBy(() -> serializer.serialize("t", new Holder(List.of(new Text("ok"), new Text("bad\u0000")))))
                 .isInstanceOfSatisfying(EventEncodingException.class, e -> assertThat(e.path()).isEqualTo("$.value[1].text"));
     }
+
+    @Test
+    void preparesAClassItCannotReadWithoutThrowingAndStillRefusesItsEvents() {
+        EventSerializer jackson = EventSerializer.jackson();
+        jackson.prepare(Unreadable.class);
+        assertThatThrownBy(() -> jackson.deserialize("{\"x\":1}", Unreadable.class))
+                .hasMessageContaining("cannot read an event of class " + Unreadable.class.getName());
+        jackson.prepare(Amount.class);
+        assertThat(jackson.deserialize("{\"value\":7}", Amount.class)).isEqualTo(new Amount(new BigDecimal("7")));
+    }
+
+    /** No creator Jackson can use: an interface. */
+    interface Unreadable {}
 }

@@ -95,17 +95,4 @@ class ReadingPreparedIT {
         assertThat(serializer.calls.subList(0, 2)).containsExactlyInAnyOrder("prepare OrderPlaced", "prepare InvoiceSent");
         assertThat(serializer.calls.subList(2, serializer.calls.size())).containsOnly("deserialize OrderPlaced");
     }
-
-    @Test
-    void jacksonPreparesAClassItCannotReadWithoutThrowingAndStillRefusesItsEvents() {
-        EventSerializer jackson = EventSerializer.jackson();
-        jackson.prepare(Unreadable.class);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> jackson.deserialize("{\"x\":1}", Unreadable.class))
-                .hasMessageContaining("cannot read an event of class " + Unreadable.class.getName());
-        jackson.prepare(OrderPlaced.class);
-        assertThat(jackson.deserialize("{\"orderId\":7}", OrderPlaced.class)).isEqualTo(new OrderPlaced(7));
-    }
-
-    /** No creator Jackson can use: an interface. */
-    interface Unreadable {}
 }
