@@ -51,6 +51,13 @@ public final class RelayEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RelayLoggers.RELAY);
     /** The longest wait between two tries of a looping relay during an outage. */
     static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    /**
+     * The longest a busy loop goes between two T4 sweeps (or the sleep, when it is shorter). An idle
+     * loop sweeps in the pass after each wait, which is at most the sleep; a busy one would otherwise
+     * sweep in every pass, hundreds a second under a steady stream, for deliveries whose timeouts are
+     * counted in seconds.
+     */
+    static final Duration MAX_SWEEP_INTERVAL = Duration.ofSeconds(1);
 
     private final RelaySettings settings;
     private final DataSource dataSource;
@@ -68,6 +75,10 @@ public final class RelayEngine implements AutoCloseable {
      * the next one, which settles it.
      */
     private List<Published> inFlight = List.of();
+    private final long sweepIntervalNanos;
+    /** When the loop's last sweep began ({@link System#nanoTime}); none yet when {@link #swept} is false. */
+    private long lastSweep;
+    private boolean swept;
 
     public RelayEngine(RelaySettings settings) {
         this.settings = settings;
@@ -79,6 +90,7 @@ public final class RelayEngine implements AutoCloseable {
         this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout(),
                 settings.clock());
         this.meters = settings.meters();
+        this.sweepIntervalNanos = (settings.sleep().compareTo(MAX_SWEEP_INTERVAL) < 0 ? settings.sleep() : MAX_SWEEP_INTERVAL).toNanos();
         this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel(), settings.wakeupLinger());
         for (Route route : settings.routes().all()) {
             if (route instanceof JobRoute job) {
@@ -100,16 +112,18 @@ public final class RelayEngine implements AutoCloseable {
     }
 
     /**
-     * One pass; with {@code keepLastInFlight} (the loop, after a pass that found work) the publishes of
-     * its last batch are left in flight and settled by the next pass, once it has routed, claimed and
-     * published what came meanwhile: the broker's confirms of one batch then arrive while the next is
-     * prepared, instead of holding up the next pass. A pass that finds nothing new settles them.
+     * One pass; in the loop ({@code looping}), after a pass that found work, the publishes of its last
+     * batch are left in flight and settled by the next pass, once it has routed, claimed and published
+     * what came meanwhile: the broker's confirms of one batch then arrive while the next is prepared,
+     * instead of holding up the next pass. A pass that finds nothing new settles them. The loop's
+     * passes also sweep (T4) only when {@link #MAX_SWEEP_INTERVAL} (or the sleep) has gone by since
+     * the last sweep began; a pass outside the loop always sweeps.
      */
-    private PassResult pass(boolean keepLastInFlight) {
+    private PassResult pass(boolean looping) {
         long started = meters.passStarted();
         String outcome = RelayMeters.FAILED;
         try {
-            PassResult result = passOnce(keepLastInFlight);
+            PassResult result = passOnce(looping);
             outcome = result.idle() ? RelayMeters.IDLE : RelayMeters.BUSY;
             return result;
         } catch (DatabaseUnavailableException e) {
@@ -123,7 +137,7 @@ public final class RelayEngine implements AutoCloseable {
         }
     }
 
-    private PassResult passOnce(boolean keepLastInFlight) {
+    private PassResult passOnce(boolean looping) {
         Tally tally = new Tally();
         try {
             boolean moreToRoute = true;
@@ -172,19 +186,11 @@ public final class RelayEngine implements AutoCloseable {
                 settleInFlight(tally);
                 inFlight = next;
             }
-            if (!keepLastInFlight || tally.dispatched == 0) {
+            if (!looping || tally.dispatched == 0) {
                 settleInFlight(tally);
             }
-            while (true) {
-                List<RetryOutcome> timedOut = inTransaction(tx -> transitions.timeOut(tx, settings.timeoutBatchSize()));
-                for (RetryOutcome o : timedOut) {
-                    DeliveryLog.retryOutcome(log, o, FailureReason.TIMEOUT.code());
-                }
-                tally.timedOut += timedOut.size();
-                meters.timedOut(timedOut);
-                if (timedOut.size() < settings.timeoutBatchSize()) {
-                    break;
-                }
+            if (!looping || sweepDue()) {
+                sweep(tally);
             }
         } catch (DataAccessException e) {
             throw DatabaseErrors.classify(e);
@@ -195,6 +201,32 @@ public final class RelayEngine implements AutoCloseable {
             log.debug("pass: {}", result);
         }
         return result;
+    }
+
+    /** T4 in batches, until a batch finds fewer overdue dispatches than it could take. */
+    private void sweep(Tally tally) {
+        while (true) {
+            List<RetryOutcome> timedOut = inTransaction(tx -> transitions.timeOut(tx, settings.timeoutBatchSize()));
+            for (RetryOutcome o : timedOut) {
+                DeliveryLog.retryOutcome(log, o, FailureReason.TIMEOUT.code());
+            }
+            tally.timedOut += timedOut.size();
+            meters.timedOut(timedOut);
+            if (timedOut.size() < settings.timeoutBatchSize()) {
+                return;
+            }
+        }
+    }
+
+    /** True when the loop's next sweep is due; it is then taken as begun. */
+    private boolean sweepDue() {
+        long now = System.nanoTime();
+        if (swept && now - lastSweep < sweepIntervalNanos) {
+            return false;
+        }
+        swept = true;
+        lastSweep = now;
+        return true;
     }
 
     /**
