@@ -37,7 +37,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>T1, T2 and T4 read those indexes with plain index scans, never bitmap or sequential scans:
  * their transaction begins with {@code enable_bitmapscan} and {@code enable_seqscan} off, for that
- * transaction only ({@link #indexScansOnly}). Every event routed and every delivery claimed or
+ * transaction only ({@link #INDEX_SCANS_ONLY}, sent in the round trip of the transition's first
+ * statement). Every event routed and every delivery claimed or
  * settled leaves a dead entry in these indexes until a vacuum, and the reads start at the oldest
  * entries. A plain index scan marks each dead entry it meets as dead in the index, and the next scan
  * steps over it without reading the table. A bitmap scan, which the planner prefers when it expects a
@@ -51,6 +52,13 @@ public final class RelayTransitions {
     private static final Name LOCKED = DSL.name("locked");
     private static final Field<UUID> LOCKED_ID = DSL.field(DSL.name("locked", "id"), SQLDataType.UUID);
     private static final Name INSERTED = DSL.name("inserted");
+    /**
+     * The preamble of the first statement of T1, T2 and T4 ({@link RenderedStatement#after}): the rest
+     * of the transaction plans without bitmap and sequential scans (see the class comment); the
+     * settings end with the transaction ({@code set_config}'s {@code is_local}), so the connection goes
+     * back to its pool as it came.
+     */
+    static final String INDEX_SCANS_ONLY = "SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)";
 
     private static final Field<DayToSecond> ONE_SECOND = DSL.inline(new DayToSecond(0, 0, 0, 1));
     private static final Field<OutboxDeliveryStatus> PENDING = DSL.inline(OutboxDeliveryStatus.pending);
@@ -98,7 +106,6 @@ public final class RelayTransitions {
      */
     public Routed route(DSLContext tx, int limit, @Nullable UUID after) {
         Statements statements = statements(tx);
-        indexScansOnly(tx);
         List<UUID> candidateIds = new ArrayList<>();
         List<String> candidateTypes = new ArrayList<>();
         RenderedStatement.Rows<Void> candidate = rs -> {
@@ -154,19 +161,6 @@ public final class RelayTransitions {
     private record Statements(RenderedStatement candidates, RenderedStatement candidatesAfter, RenderedStatement route,
             RenderedStatement claim, RenderedStatement claimJobs, RenderedStatement timeOut) {}
 
-    /**
-     * The rest of the transaction of {@code tx} plans without bitmap and sequential scans (see the
-     * class comment), in one round trip; the settings end with the transaction ({@code set_config}'s
-     * {@code is_local}), so the connection goes back to its pool as it came.
-     */
-    static void indexScansOnly(DSLContext tx) {
-        tx.connection(connection -> {
-            try (java.sql.Statement statement = connection.createStatement()) {
-                statement.execute("SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)");
-            }
-        });
-    }
-
     private Statements statements(DSLContext tx) {
         Statements statements = rendered;
         if (statements == null) {
@@ -217,8 +211,9 @@ public final class RelayTransitions {
     private Statements render(DSLContext ctx) {
         Param<Integer> limit = DSL.param("limit", SQLDataType.INTEGER);
         Param<UUID> after = DSL.param("after", SQLDataType.UUID);
-        RenderedStatement candidates = RenderedStatement.of(ctx, candidates(ctx, DSL.noCondition(), limit), limit);
-        RenderedStatement candidatesAfter = RenderedStatement.of(ctx, candidates(ctx, OUTBOX_EVENTS.ID.gt(after), limit), after, limit);
+        RenderedStatement candidates = RenderedStatement.of(ctx, candidates(ctx, DSL.noCondition(), limit), limit).after(INDEX_SCANS_ONLY);
+        RenderedStatement candidatesAfter = RenderedStatement.of(ctx, candidates(ctx, OUTBOX_EVENTS.ID.gt(after), limit), after, limit)
+                .after(INDEX_SCANS_ONLY);
 
         Param<OffsetDateTime> now = DSL.param("now", SQLDataType.TIMESTAMPWITHTIMEZONE(6));
         Param<UUID[]> routable = DSL.param("routable", SQLDataType.UUID.array());
@@ -247,10 +242,11 @@ public final class RelayTransitions {
                 .returningResult(OUTBOX_EVENTS.ID, DSL.field(DSL.selectCount().from(DSL.table(INSERTED)))),
                 routeParams.toArray(Param<?>[]::new));
 
-        RenderedStatement claim = RenderedStatement.of(ctx, claimQuery(ctx, now, limit, DSL.noCondition()), now, limit);
+        RenderedStatement claim = RenderedStatement.of(ctx, claimQuery(ctx, now, limit, DSL.noCondition()), now, limit).after(INDEX_SCANS_ONLY);
         Param<String[]> jobTypes = DSL.param("job_types", SQLDataType.VARCHAR.array());
         RenderedStatement claimJobs = RenderedStatement.of(ctx, claimQuery(ctx, now, limit,
-                READY.KIND.eq(DSL.inline(OutboxRouteKind.job)).and(READY.JOB_TYPE.eq(DSL.any(jobTypes)))), now, limit, jobTypes);
+                READY.KIND.eq(DSL.inline(OutboxRouteKind.job)).and(READY.JOB_TYPE.eq(DSL.any(jobTypes)))), now, limit, jobTypes)
+                .after(INDEX_SCANS_ONLY);
 
         OutboxDeliveries overdue = OUTBOX_DELIVERIES.as("overdue");
         RenderedStatement timeOut = shared.retryOrFailStatement(ctx, OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(overdue.ID)
@@ -260,7 +256,7 @@ public final class RelayTransitions {
                 .orderBy(overdue.DELIVERY_TIMEOUT_AT)
                 .limit(limit)
                 .forUpdate()
-                .skipLocked()))), now, limit);
+                .skipLocked()))), now, limit).after(INDEX_SCANS_ONLY);
         return new Statements(candidates, candidatesAfter, route, claim, claimJobs, timeOut);
     }
 
@@ -270,7 +266,6 @@ public final class RelayTransitions {
      * dispatched_at and delivery_timeout_at; returns what the messages need.
      */
     public List<Claimed> claim(DSLContext tx, int limit) {
-        indexScansOnly(tx);
         return statements(tx).claim.query(tx, RelayTransitions::claimed, shared.now(), limit);
     }
 
@@ -281,7 +276,6 @@ public final class RelayTransitions {
      * pending, untouched.
      */
     public List<Claimed> claim(DSLContext tx, int limit, Collection<String> jobTypes) {
-        indexScansOnly(tx);
         return statements(tx).claimJobs.query(tx, RelayTransitions::claimed, shared.now(), limit, jobTypes.toArray(String[]::new));
     }
 
@@ -345,7 +339,6 @@ public final class RelayTransitions {
      * ({@code FOR UPDATE SKIP LOCKED}) go through retry-or-fail with {@code timeout}.
      */
     public List<RetryOutcome> timeOut(DSLContext tx, int limit) {
-        indexScansOnly(tx);
         return shared.retryOrFail(tx, statements(tx).timeOut, FailureReason.TIMEOUT, shared.now(), limit);
     }
 }

@@ -50,11 +50,14 @@ public final class RenderedStatement {
     /** For each bind position, the index of the parameter whose value goes there. */
     private final int[] positions;
     private final int parameters;
+    /** Whether {@link #sql} begins with a preamble ({@link #after}), whose result is skipped. */
+    private final boolean preamble;
 
-    private RenderedStatement(String sql, int[] positions, int parameters) {
+    private RenderedStatement(String sql, int[] positions, int parameters, boolean preamble) {
         this.sql = sql;
         this.positions = positions;
         this.parameters = parameters;
+        this.preamble = preamble;
     }
 
     /**
@@ -93,7 +96,24 @@ public final class RenderedStatement {
         for (Param<?> param : params) {
             query.bind(param.getParamName(), null);
         }
-        return new RenderedStatement(planned.render(query), positions, params.length);
+        return new RenderedStatement(planned.render(query), positions, params.length, false);
+    }
+
+    /**
+     * This statement with {@code preamble} run just before it, in the same round trip (pgjdbc sends
+     * both before one Sync): for a setting the statement must be planned with, such as
+     * {@code set_config(..., true)} inside a transaction, without a round trip of its own. The
+     * preamble is one statement without parameters; its result is skipped, and {@link #query} and
+     * {@link #execute} give the statement's.
+     */
+    public RenderedStatement after(String preamble) {
+        if (this.preamble) {
+            throw new IllegalStateException("this statement has a preamble already");
+        }
+        if (preamble.isBlank() || preamble.indexOf('?') >= 0 || preamble.indexOf(';') >= 0) {
+            throw new IllegalArgumentException("a preamble is one statement without parameters (no '?', no ';'), got: " + preamble);
+        }
+        return new RenderedStatement(preamble + ";\n" + sql, positions, parameters, true);
     }
 
     /** The SQL text, with one {@code ?} per bind position. */
@@ -104,8 +124,19 @@ public final class RenderedStatement {
     /** Runs the query on the connection of {@code ctx} (its transaction, if it is in one) and reads its rows. */
     public <T> T query(DSLContext ctx, Rows<T> rows, Object... values) {
         return ctx.connectionResult(connection -> {
-            try (PreparedStatement statement = prepare(connection, values); ResultSet result = statement.executeQuery()) {
-                return rows.read(result);
+            try (PreparedStatement statement = prepare(connection, values)) {
+                if (!preamble) {
+                    try (ResultSet result = statement.executeQuery()) {
+                        return rows.read(result);
+                    }
+                }
+                statement.execute();
+                if (!statement.getMoreResults()) {
+                    throw new SQLException("the statement after the preamble returned no rows");
+                }
+                try (ResultSet result = statement.getResultSet()) {
+                    return rows.read(result);
+                }
             } catch (SQLException e) {
                 throw new DataAccessException("SQL [" + sql + "]; " + e.getMessage(), e);
             }
@@ -116,7 +147,14 @@ public final class RenderedStatement {
     public int execute(DSLContext ctx, Object... values) {
         return ctx.connectionResult(connection -> {
             try (PreparedStatement statement = prepare(connection, values)) {
-                return statement.executeUpdate();
+                if (!preamble) {
+                    return statement.executeUpdate();
+                }
+                statement.execute();
+                if (statement.getMoreResults()) {
+                    throw new SQLException("the statement after the preamble returned rows, not an update count");
+                }
+                return statement.getUpdateCount();
             } catch (SQLException e) {
                 throw new DataAccessException("SQL [" + sql + "]; " + e.getMessage(), e);
             }

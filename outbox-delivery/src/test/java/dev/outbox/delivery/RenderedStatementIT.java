@@ -78,6 +78,41 @@ class RenderedStatementIT {
     }
 
     @Test
+    void aPreambleRunsBeforeTheStatementInItsTransactionAndTheStatementsResultIsWhatComesBack() {
+        UUID a = insertEvent("a.happened");
+        Param<String> name = DSL.param("name", SQLDataType.VARCHAR);
+        Param<UUID[]> ids = DSL.param("ids", SQLDataType.UUID.array());
+        RenderedStatement setting = RenderedStatement.of(planned, planned.select(DSL.field("current_setting({0})", String.class, name),
+                DSL.count()).from(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(DSL.any(ids))), name, ids)
+                .after("SELECT set_config('application_name', 'outbox-preamble', true)");
+        RenderedStatement touch = RenderedStatement.of(planned, planned.update(OUTBOX_EVENTS)
+                .set(OUTBOX_EVENTS.EVENT_TYPE, DSL.field("current_setting('application_name')", String.class))
+                .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids))), ids)
+                .after("SELECT set_config('application_name', 'outbox-touched', true)");
+        List<String> said = new ArrayList<>();
+        planned.transaction(tx -> {
+            said.add(setting.query(tx.dsl(), rs -> rs.next() ? rs.getString(1) + " " + rs.getInt(2) : "none", "application_name",
+                    new UUID[] {a, UUID.randomUUID()}));
+            said.add(String.valueOf(touch.execute(tx.dsl(), (Object) new UUID[] {a})));
+        });
+        said.add(planned.fetchOne("show application_name").get(0, String.class));
+        assertThat(said.subList(0, 2)).containsExactly("outbox-preamble 1", "1");
+        assertThat(said.get(2)).doesNotStartWith("outbox-");
+        assertThat(planned.fetchValue(OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.ID.eq(a))).isEqualTo("outbox-touched");
+    }
+
+    @Test
+    void refusesAPreambleWithParametersOrMoreThanOneStatement() {
+        Param<UUID> id = DSL.param("id", SQLDataType.UUID);
+        RenderedStatement count = RenderedStatement.of(planned, planned.selectCount().from(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(id)), id);
+        assertThatThrownBy(() -> count.after("SELECT set_config('a.b', ?, true)")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("without parameters");
+        assertThatThrownBy(() -> count.after("SELECT 1; SELECT 2")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("one statement");
+        assertThatThrownBy(() -> count.after("SELECT 1").after("SELECT 2")).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     void refusesAQueryWithAValueThatIsNeitherInlinedNorAParameter() {
         Param<UUID[]> ids = DSL.param("ids", SQLDataType.UUID.array());
         assertThatThrownBy(() -> RenderedStatement.of(planned, planned.selectCount().from(OUTBOX_EVENTS)

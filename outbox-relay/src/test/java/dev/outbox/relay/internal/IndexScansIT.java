@@ -11,10 +11,13 @@ import dev.outbox.relay.Tables;
 import dev.outbox.testing.MutableClock;
 import dev.outbox.testing.PostgresSchemaExtension;
 import java.math.BigDecimal;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -74,6 +77,36 @@ class IndexScansIT {
         assertThat(bitmapScansAfter(tx -> transitions.claim(tx, 500))).containsExactly("off off", "on on");
         assertThat(bitmapScansAfter(tx -> transitions.claim(tx, 500, List.of("send-confirmation")))).containsExactly("off off", "on on");
         assertThat(bitmapScansAfter(tx -> transitions.timeOut(tx, 500))).containsExactly("off off", "on on");
+    }
+
+    /** How many statements {@code step} creates on its connection, inside a transaction (each one a round trip of its own). */
+    private int statementsOf(Consumer<DSLContext> step) throws Exception {
+        AtomicInteger statements = new AtomicInteger();
+        try (Connection real = db.dataSource().getConnection()) {
+            Connection counting = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                    (proxy, method, args) -> {
+                        if (method.getName().equals("createStatement") || method.getName().startsWith("prepare")) {
+                            statements.incrementAndGet();
+                        }
+                        try {
+                            return method.invoke(real, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+            DSL.using(counting, SQLDialect.POSTGRES).transaction(tx -> step.accept(tx.dsl()));
+        }
+        return statements.get();
+    }
+
+    @Test
+    void theSettingsTravelWithTheFirstStatementOfEachTransitionNotInARoundTripOfTheirOwn() throws Exception {
+        tables.record(new OrderPlaced(1, BigDecimal.ONE));
+        assertThat(statementsOf(tx -> transitions.route(tx, 500, null))).as("T1: the candidates, then the routing").isEqualTo(2);
+        assertThat(statementsOf(tx -> transitions.route(tx, 500, null))).as("T1 with nothing to route").isEqualTo(1);
+        assertThat(statementsOf(tx -> transitions.claim(tx, 500))).as("T2").isEqualTo(1);
+        assertThat(statementsOf(tx -> transitions.claim(tx, 500, List.of("send-confirmation")))).as("T2 of job types").isEqualTo(1);
+        assertThat(statementsOf(tx -> transitions.timeOut(tx, 500))).as("T4").isEqualTo(1);
     }
 
     @Test
