@@ -8,7 +8,6 @@ import dev.outbox.delivery.RenderedStatement;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import java.time.OffsetDateTime;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -43,7 +42,7 @@ final class DeliveryQueries {
     }
 
     /** One query: the deliveries joined with their events, by delivery id; unknown ids are absent. */
-    Map<UUID, DeliveryRow> lookup(Collection<UUID> deliveryIds) {
+    Map<UUID, DeliveryRow> lookup(UUID... deliveryIds) {
         return lookup.query(db, rs -> {
             Map<UUID, DeliveryRow> rows = new HashMap<>();
             while (rs.next()) {
@@ -54,7 +53,7 @@ final class DeliveryQueries {
                         rs.getString(9), rs.getString(10), rs.getObject(11, OffsetDateTime.class)));
             }
             return rows;
-        }, (Object) deliveryIds.toArray(UUID[]::new));
+        }, (Object) deliveryIds);
     }
 
     /** True while the delivery is dispatched with this dispatch id. */
