@@ -53,7 +53,7 @@ import org.jooq.impl.DSL;
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios P1     # retention beside S2's load, not a default
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios REF-R1,R1,R1-QUIET  # R1 with and without NOTIFY, not a default
  * java -jar outbox-bench/target/outbox-bench.jar --runs 3 --scenarios REF-R1,R1,R1-EVERY,REF-S2,S2,S2-EVERY,S4,S4-EVERY  # a NOTIFY per recording
- * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios S4 --timeline  # S4's latency second by second
+ * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios S4 --timeline  # S4's latency second by second, S2's by the second of the commit
  * </pre>
  */
 public final class Bench {
@@ -65,7 +65,7 @@ public final class Bench {
 
     private final Scale scale;
     private final Path workDir;
-    /** {@code --timeline}: S4 prints its commit→handler start second by second. */
+    /** {@code --timeline}: S4 prints its commit→handler start second by second, S2 its commit→completed by the second of the commit. */
     private boolean timeline;
     private final TestPostgres pg = TestPostgres.get();
     private final TestRabbit rabbit = TestRabbit.get();
@@ -277,13 +277,35 @@ public final class Bench {
                 consumer.close();
             } else {
                 awaitCompleted(schema, recorded, Duration.ofMinutes(5));
-                long[] latencies = Stats.sorted(schema.completionLatenciesMicros());
                 put(name, "events/s", recorded / (double) scale.liveSeconds);
-                latencyColumns(name, "commit→completed", latencies);
+                completionColumns(name, schema);
             }
             p.sample();
             p.report(name, recorded);
             verifyExactlyOnce(schema, recorded);
+        }
+    }
+
+    /**
+     * Commit→completed of a live-producer scenario: over the whole run, over the events recorded
+     * after its first {@value #WARM_UP_SECONDS} s, and with {@code --timeline} by the second each event
+     * was recorded in (where the tail comes from).
+     */
+    private void completionColumns(String name, Schema schema) {
+        List<long[]> seconds = schema.completionLatenciesBySecond();
+        latencyColumns(name, "commit→completed", Stats.sorted(seconds.stream().flatMapToLong(java.util.Arrays::stream).toArray()));
+        long[] later = Stats.sorted(seconds.stream().skip(WARM_UP_SECONDS).flatMapToLong(java.util.Arrays::stream).toArray());
+        if (later.length > 0) {
+            put(name, "commit→completed p99 ms, after the first " + WARM_UP_SECONDS + " s", Stats.percentile(later, 99) / 1000.0);
+        }
+        if (timeline) {
+            for (int sec = 0; sec < seconds.size(); sec++) {
+                long[] l = Stats.sorted(seconds.get(sec));
+                if (l.length > 0) {
+                    System.out.printf("%s second %d: %d events, p50 %.1f p99 %.1f max %.1f ms%n", name, sec, l.length,
+                            Stats.percentile(l, 50) / 1000.0, Stats.percentile(l, 99) / 1000.0, l[l.length - 1] / 1000.0);
+                }
+            }
         }
     }
 
@@ -473,7 +495,7 @@ public final class Bench {
             long recorded = Reference.produce(pg, schema.name, 4, scale.liveSeconds, ref);
             ref.awaitCompleted(recorded, Duration.ofMinutes(5));
             put("REF-S2", "events/s", recorded / (double) scale.liveSeconds);
-            latencyColumns("REF-S2", "commit→completed", Stats.sorted(schema.completionLatenciesMicros()));
+            completionColumns("REF-S2", schema);
             verifyExactlyOnce(schema, recorded);
         }
     }
@@ -840,12 +862,27 @@ public final class Bench {
             }
         }
 
-        long[] completionLatenciesMicros() {
-            return dsl().select(DSL.extract(OUTBOX_DELIVERIES.COMPLETED_AT, org.jooq.DatePart.EPOCH)
-                            .minus(DSL.extract(OUTBOX_EVENTS.CREATED_AT, org.jooq.DatePart.EPOCH)).mul(1_000_000).cast(Long.class))
+        /** Commit→completed of every completed delivery, grouped by the second after the first event that its event was recorded in. */
+        List<long[]> completionLatenciesBySecond() {
+            var rows = dsl().select(DSL.extract(OUTBOX_EVENTS.CREATED_AT, org.jooq.DatePart.EPOCH).mul(1_000_000).cast(Long.class),
+                            DSL.extract(OUTBOX_DELIVERIES.COMPLETED_AT, org.jooq.DatePart.EPOCH)
+                                    .minus(DSL.extract(OUTBOX_EVENTS.CREATED_AT, org.jooq.DatePart.EPOCH)).mul(1_000_000).cast(Long.class))
                     .from(OUTBOX_DELIVERIES).join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
-                    .fetch().stream().mapToLong(r -> r.value1()).toArray();
+                    .where(OUTBOX_DELIVERIES.COMPLETED_AT.isNotNull())
+                    .orderBy(OUTBOX_EVENTS.CREATED_AT)
+                    .fetch();
+            List<List<Long>> bySecond = new ArrayList<>();
+            long first = rows.isEmpty() ? 0 : rows.get(0).value1();
+            for (var r : rows) {
+                int sec = (int) ((r.value1() - first) / 1_000_000);
+                while (bySecond.size() <= sec) {
+                    bySecond.add(new ArrayList<>());
+                }
+                bySecond.get(sec).add(r.value2());
+            }
+            return bySecond.stream().map(l -> l.stream().mapToLong(Long::longValue).toArray()).toList();
         }
+
 
         @Override
         public void close() throws Exception {
