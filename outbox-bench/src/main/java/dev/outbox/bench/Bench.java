@@ -54,6 +54,7 @@ import org.jooq.impl.DSL;
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios REF-R1,R1,R1-QUIET  # R1 with and without NOTIFY, not a default
  * java -jar outbox-bench/target/outbox-bench.jar --runs 3 --scenarios REF-R1,R1,R1-EVERY,REF-S2,S2,S2-EVERY,S4,S4-EVERY  # a NOTIFY per recording
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios S4 --timeline  # S4's latency second by second, S2's by the second of the commit
+ * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios S1 --threads   # relay's and worker's CPU by thread (the compilers' share)
  * </pre>
  */
 public final class Bench {
@@ -67,6 +68,8 @@ public final class Bench {
     private final Path workDir;
     /** {@code --timeline}: S4 prints its commit→handler start second by second, S2 its commit→completed by the second of the commit. */
     private boolean timeline;
+    /** {@code --threads}: each scenario prints the CPU seconds of relay and worker by thread (compilers, pass, lookups ...). */
+    private boolean threads;
     private final TestPostgres pg = TestPostgres.get();
     private final TestRabbit rabbit = TestRabbit.get();
     private final Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
@@ -142,6 +145,7 @@ public final class Bench {
         List<String> relayJvm = RELAY_JVM;
         Integer backlog = null;
         boolean timeline = false;
+        boolean threads = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--jfr" -> jfrDir = Path.of(args[++i]).toAbsolutePath();
@@ -153,9 +157,10 @@ public final class Bench {
                 case "--smoke" -> scale = Scale.SMOKE;
                 case "--backlog" -> backlog = positive("--backlog", args[++i]);
                 case "--timeline" -> timeline = true;
+                case "--threads" -> threads = true;
                 default -> {
                     System.err.println("usage: bench [--runs N] [--scenarios " + String.join(",", DEFAULT_SCENARIOS) + "] [--smoke]"
-                            + " [--backlog EVENTS] [--timeline] [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"] [--relay-jvm \"OPTIONS\"]");
+                            + " [--backlog EVENTS] [--timeline] [--threads] [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"] [--relay-jvm \"OPTIONS\"]");
                     System.exit(2);
                 }
             }
@@ -167,6 +172,7 @@ public final class Bench {
         bench.serviceJvm = serviceJvm;
         bench.relayJvm = relayJvm;
         bench.timeline = timeline;
+        bench.threads = threads;
         if (jfrDir != null) {
             Files.createDirectories(jfrDir);
             bench.jfrDir = jfrDir;
@@ -1039,6 +1045,13 @@ public final class Bench {
 
         /** Peak RSS and CPU of relay and worker, and their CPU per 100,000 of the scenario's {@code events}. */
         void report(String scenario, long events) {
+            if (bench.threads) {
+                for (ChildProcess process : worker == null ? List.of(relay) : List.of(relay, worker)) {
+                    System.out.printf("%s %s CPU s by thread: %s%n", scenario, process == relay ? "relay" : "worker",
+                            process.threadCpuSeconds().stream().filter(t -> t.getValue() >= 0.05)
+                                    .map(t -> String.format("%s %.1f", t.getKey(), t.getValue())).collect(java.util.stream.Collectors.joining(", ")));
+                }
+            }
             bench.put(scenario, "relay peak RSS MB", relay.peakRssMb());
             bench.put(scenario, "relay CPU s", relay.cpuSeconds());
             bench.put(scenario, "relay CPU s per 100,000 events", relay.cpuSeconds() * 100_000 / events);

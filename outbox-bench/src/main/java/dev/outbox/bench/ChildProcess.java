@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A JVM started as a separate process (the relay, the worker), with its peak resident memory
- * (VmHWM) and CPU seconds read from /proc when it ends.
+ * (VmHWM) and CPU seconds, also by thread, read from /proc when it ends.
  */
 final class ChildProcess implements AutoCloseable {
 
@@ -20,6 +20,7 @@ final class ChildProcess implements AutoCloseable {
     private final Path log;
     private long peakRssKb;
     private double cpuSeconds;
+    private Map<String, Double> threadCpuSeconds = Map.of();
 
     private ChildProcess(String name, Process process, Path log) {
         this.name = name;
@@ -67,9 +68,31 @@ final class ChildProcess implements AutoCloseable {
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime + stime
             cpuSeconds = ticks / 100.0;
+            threadCpuSeconds = readThreadCpuSeconds();
         } catch (IOException | RuntimeException e) {
             // the process ended between two samples: keep the last reading
         }
+    }
+
+    /**
+     * CPU seconds of the live threads by name ({@code /proc/<pid>/task/<tid>/stat}; the kernel keeps 15
+     * characters of a name, and a trailing number becomes {@code #}, so that a pool's threads add up).
+     */
+    private Map<String, Double> readThreadCpuSeconds() throws IOException {
+        Map<String, Double> byName = new java.util.HashMap<>();
+        try (var tasks = Files.list(Path.of("/proc", String.valueOf(pid()), "task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("\\d+$", "#");
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    byName.merge(name, (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0, Double::sum);
+                } catch (IOException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return byName;
     }
 
     /** SIGTERM, then wait; the last sample stands for the whole run. */
@@ -97,6 +120,11 @@ final class ChildProcess implements AutoCloseable {
 
     double cpuSeconds() {
         return cpuSeconds;
+    }
+
+    /** The CPU seconds of the threads alive at the last sample, by name, most first. */
+    List<Map.Entry<String, Double>> threadCpuSeconds() {
+        return threadCpuSeconds.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).toList();
     }
 
     @Override

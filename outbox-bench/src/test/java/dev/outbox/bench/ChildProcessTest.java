@@ -1,0 +1,50 @@
+package dev.outbox.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A child JVM's CPU as the benchmark reads it from /proc: in all, and by thread with a pool's numbers folded. */
+class ChildProcessTest {
+
+    @TempDir
+    Path dir;
+
+    /** Two threads named like a pool's that keep a core busy until the process is stopped. */
+    public static final class Spinner {
+        public static void main(String[] args) throws Exception {
+            for (int i = 1; i <= 2; i++) {
+                Thread t = new Thread(() -> {
+                    long x = 0;
+                    while (true) {
+                        x += System.nanoTime() % 7;
+                        if (x == -1) {
+                            System.out.println(x);
+                        }
+                    }
+                }, "spinner-" + i);
+                t.setDaemon(true);
+                t.start();
+            }
+            Thread.sleep(60_000);
+        }
+    }
+
+    @Test
+    void readsTheCpuOfEachThreadByNameAddingUpAPoolsThreads() throws Exception {
+        try (ChildProcess child = ChildProcess.start("spinner", Spinner.class.getName(), List.of(), Map.of(), dir, List.of())) {
+            Thread.sleep(2_000);
+            child.sample();
+
+            List<Map.Entry<String, Double>> threads = child.threadCpuSeconds();
+            assertThat(threads).isNotEmpty();
+            assertThat(threads.get(0).getKey()).isEqualTo("spinner-#"); // the two spinners, together the busiest
+            assertThat(threads.get(0).getValue()).isGreaterThan(0.5).isLessThanOrEqualTo(child.cpuSeconds());
+            assertThat(threads).extracting(Map.Entry::getKey).doesNotContain("spinner-1", "spinner-2");
+        }
+    }
+}
