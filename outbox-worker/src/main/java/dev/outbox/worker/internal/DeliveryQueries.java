@@ -8,6 +8,7 @@ import dev.outbox.delivery.RenderedStatement;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import java.time.OffsetDateTime;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -42,7 +43,7 @@ final class DeliveryQueries {
     }
 
     /** One query: the deliveries joined with their events, by delivery id; unknown ids are absent. */
-    Map<UUID, DeliveryRow> lookup(UUID... deliveryIds) {
+    Map<UUID, DeliveryRow> lookup(Collection<UUID> deliveryIds) {
         return lookup.query(db, rs -> {
             Map<UUID, DeliveryRow> rows = new HashMap<>();
             while (rs.next()) {
@@ -53,7 +54,7 @@ final class DeliveryQueries {
                         rs.getString(9), rs.getString(10), rs.getObject(11, OffsetDateTime.class)));
             }
             return rows;
-        }, (Object) deliveryIds);
+        }, (Object) deliveryIds.toArray(UUID[]::new));
     }
 
     /** True while the delivery is dispatched with this dispatch id. */

@@ -52,7 +52,7 @@ public final class DirectRun {
 
     /** Looks the delivery up, runs its handler when the dispatch is current, writes the outcome, says what it did. */
     public JobRun run(UUID deliveryId, UUID dispatchId) {
-        DeliveryRow row = queries.lookup(deliveryId).get(deliveryId);
+        DeliveryRow row = queries.lookup(List.of(deliveryId)).get(deliveryId);
         if (row == null || !row.isCurrent(dispatchId)) {
             return new JobRun(row == null ? new UUID(0, 0) : row.eventId(), deliveryId, dispatchId, row == null ? "" : row.jobType(),
                     row == null ? "" : row.eventType(), row == null ? "" : row.queue(), row == null ? 0 : row.attempts(), false, null, null,

@@ -133,10 +133,7 @@ final class MessageProcessor {
      * rejected (its delivery times out and is retried) and the result is null.
      */
     @Nullable Map<UUID, DeliveryRow> lookup(List<Running> runs, BooleanSupplier stopping) {
-        UUID[] ids = new UUID[runs.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = runs.get(i).dispatch.deliveryId();
-        }
+        List<UUID> ids = runs.stream().map(r -> r.dispatch.deliveryId()).toList();
         try {
             return DatabaseRetry.until(log, "read " + runs.size() + " deliveries", "their messages stay unacknowledged",
                     () -> stopping.getAsBoolean() || this.stopping.getAsBoolean(), () -> queries.lookup(ids));
@@ -350,7 +347,7 @@ final class MessageProcessor {
 
     /** Runs the lookup once, before any consumer starts: checks that the tables answer. */
     void warmUp() {
-        queries.lookup(new UUID(0, 0));
+        queries.lookup(List.of(new UUID(0, 0)));
     }
 
     /** Dispatches whose handler is running now. */
