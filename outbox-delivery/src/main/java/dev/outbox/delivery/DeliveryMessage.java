@@ -151,21 +151,8 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
      *     read are in the exception
      */
     public static DeliveryMessage fromJson(byte[] body) {
-        // one message per dispatch is on the worker's hot path: the body a relay writes when no value
-        // needs escaping (plainJson) is read directly; any other body is streamed, with the same result
-        DeliveryMessage plain = fromPlainJson(body);
-        return plain != null ? plain : fromJsonStreamed(body);
-    }
-
-    /** The message of a body exactly as {@link #plainJson} writes it; null for any other body. */
-    static @Nullable DeliveryMessage fromPlainJson(byte[] body) {
-        return PlainBody.read(body);
-    }
-
-    /** {@link #fromJson} for any body: streamed with Jackson. */
-    static DeliveryMessage fromJsonStreamed(byte[] body) {
-        // streamed, not read as a tree: the whole body is read before a field is judged, as a tree
-        // would be (the last of a repeated field counts)
+        // streamed, not read as a tree: one message per dispatch is on the worker's hot path; the
+        // whole body is read before a field is judged, as a tree would be (the last of a repeated field counts)
         Fields f = new Fields();
         try (JsonParser p = JSON_FACTORY.createParser(body)) {
             JsonToken first = p.nextToken();
@@ -226,125 +213,6 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
         }
         return new DeliveryMessage(eventId, deliveryId, dispatchId, f.eventType, f.jobType, f.attempt, f.lastAttempt, f.traceparent,
                 f.tracestate);
-    }
-
-    /**
-     * The body {@link #plainJson} writes, read byte by byte: exactly its fields in its order, values
-     * that need no escaping, ids that are UUIDs, an attempt from 1 without a sign or leading zero, and
-     * nothing after the closing brace. {@link #read} gives null for anything else, which
-     * {@link #fromJsonStreamed} then reads: for every body this reader takes, the streamed reader gives
-     * the same message.
-     */
-    private static final class PlainBody {
-        private final byte[] b;
-        private int at;
-
-        private PlainBody(byte[] body) {
-            this.b = body;
-        }
-
-        static @Nullable DeliveryMessage read(byte[] body) {
-            PlainBody r = new PlainBody(body);
-            UUID eventId = r.literal("{\"eventId\":\"") ? r.uuid() : null;
-            UUID deliveryId = eventId != null && r.literal("\",\"deliveryId\":\"") ? r.uuid() : null;
-            UUID dispatchId = deliveryId != null && r.literal("\",\"dispatchId\":\"") ? r.uuid() : null;
-            String eventType = dispatchId != null && r.literal("\",\"eventType\":\"") ? r.plain() : null;
-            String jobType = eventType != null && r.literal("\",\"jobType\":\"") ? r.plain() : null;
-            int attempt = jobType != null && r.literal("\",\"attempt\":") ? r.attempt() : 0;
-            if (attempt < 1 || !r.literal(",\"lastAttempt\":")) {
-                return null;
-            }
-            boolean lastAttempt;
-            if (r.literal("true")) {
-                lastAttempt = true;
-            } else if (r.literal("false")) {
-                lastAttempt = false;
-            } else {
-                return null;
-            }
-            String traceparent = null;
-            if (r.literal(",\"traceparent\":\"")) {
-                traceparent = r.plain();
-                if (traceparent == null || !r.literal("\"")) {
-                    return null;
-                }
-            }
-            String tracestate = null;
-            if (r.literal(",\"tracestate\":\"")) {
-                tracestate = r.plain();
-                if (tracestate == null || !r.literal("\"")) {
-                    return null;
-                }
-            }
-            if (!r.literal("}") || r.at != body.length) {
-                return null;
-            }
-            return new DeliveryMessage(eventId, deliveryId, dispatchId, eventType, jobType, attempt, lastAttempt, traceparent, tracestate);
-        }
-
-        /** Reads past {@code text} (ASCII) if the body goes on with it. */
-        private boolean literal(String text) {
-            int n = text.length();
-            if (at + n > b.length) {
-                return false;
-            }
-            for (int i = 0; i < n; i++) {
-                if (b[at + i] != text.charAt(i)) {
-                    return false;
-                }
-            }
-            at += n;
-            return true;
-        }
-
-        /** 36 characters that are a UUID, as {@link #uuidOrNull} reads them; null otherwise. */
-        private @Nullable UUID uuid() {
-            if (at + 36 > b.length) {
-                return null;
-            }
-            for (int i = at; i < at + 36; i++) {
-                if (b[i] < 0x20 || b[i] > 0x7e || b[i] == '"' || b[i] == '\\') {
-                    return null;
-                }
-            }
-            UUID id = uuidOrNull(new String(b, at, 36, StandardCharsets.US_ASCII));
-            if (id != null) {
-                at += 36;
-            }
-            return id;
-        }
-
-        /** The characters up to the next {@code "}, all printable ASCII without {@code \\}; null otherwise. */
-        private @Nullable String plain() {
-            int start = at;
-            for (int i = at; i < b.length; i++) {
-                byte c = b[i];
-                if (c == '"') {
-                    at = i;
-                    return new String(b, start, i - start, StandardCharsets.US_ASCII);
-                }
-                if (c < 0x20 || c > 0x7e || c == '\\') {
-                    return null;
-                }
-            }
-            return null;
-        }
-
-        /** 1 to 9 digits without a leading zero (always an int); 0 otherwise. */
-        private int attempt() {
-            if (at >= b.length || b[at] < '1' || b[at] > '9') {
-                return 0;
-            }
-            int value = 0;
-            int digits = 0;
-            while (at < b.length && b[at] >= '0' && b[at] <= '9') {
-                if (++digits > 9) {
-                    return 0;
-                }
-                value = value * 10 + (b[at++] - '0');
-            }
-            return value;
-        }
     }
 
     /** The fields of a body as {@link #fromJson} reads them, before they are judged. */
