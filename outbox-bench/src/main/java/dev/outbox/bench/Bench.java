@@ -889,7 +889,6 @@ public final class Bench {
             return bySecond.stream().map(l -> l.stream().mapToLong(Long::longValue).toArray()).toList();
         }
 
-
         @Override
         public void close() throws Exception {
             dataSource.close();
@@ -1004,6 +1003,12 @@ public final class Bench {
                 BenchWorker.awaitLine(worker.log(), "consuming queue", Duration.ofSeconds(60));
             } else {
                 Thread.sleep(1_000); // the first pass connects to the broker
+            }
+            if (bench.threads) {
+                relay.countThreads();
+                if (worker != null) {
+                    worker.countThreads();
+                }
             }
             Processes processes = new Processes(bench, relay, worker);
             if (httpPort != 0) {

@@ -20,6 +20,8 @@ final class ChildProcess implements AutoCloseable {
     private final Path log;
     private long peakRssKb;
     private double cpuSeconds;
+    /** Whether {@link #sample} also reads each thread's CPU ({@link #countThreads}): a /proc read per thread, only when asked. */
+    private volatile boolean byThread;
     private Map<String, Double> threadCpuSeconds = Map.of();
 
     private ChildProcess(String name, Process process, Path log) {
@@ -64,11 +66,10 @@ final class ChildProcess implements AutoCloseable {
                     peakRssKb = Math.max(peakRssKb, Long.parseLong(line.replaceAll("[^0-9]", "")));
                 }
             }
-            String stat = Files.readString(Path.of("/proc", String.valueOf(pid()), "stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime + stime
-            cpuSeconds = ticks / 100.0;
-            threadCpuSeconds = readThreadCpuSeconds();
+            cpuSeconds = cpuSecondsOf(Files.readString(Path.of("/proc", String.valueOf(pid()), "stat")));
+            if (byThread) {
+                threadCpuSeconds = readThreadCpuSeconds();
+            }
         } catch (IOException | RuntimeException e) {
             // the process ended between two samples: keep the last reading
         }
@@ -85,14 +86,24 @@ final class ChildProcess implements AutoCloseable {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
                     String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("\\d+$", "#");
-                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    byName.merge(name, (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0, Double::sum);
+                    byName.merge(name, cpuSecondsOf(stat), Double::sum);
                 } catch (IOException e) {
                     // the thread ended meanwhile
                 }
             }
         }
         return byName;
+    }
+
+    /** utime + stime of a process's or a thread's {@code stat} line, in seconds (clock ticks of 1/100 s). */
+    private static double cpuSecondsOf(String stat) {
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
+    }
+
+    /** From now on, each {@link #sample} also reads the CPU of each thread. */
+    void countThreads() {
+        byThread = true;
     }
 
     /** SIGTERM, then wait; the last sample stands for the whole run. */
@@ -122,7 +133,7 @@ final class ChildProcess implements AutoCloseable {
         return cpuSeconds;
     }
 
-    /** The CPU seconds of the threads alive at the last sample, by name, most first. */
+    /** The CPU seconds of the threads alive at the last sample, by name, most first; empty unless {@link #countThreads}. */
     List<Map.Entry<String, Double>> threadCpuSeconds() {
         return threadCpuSeconds.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).toList();
     }

@@ -37,6 +37,9 @@ class ChildProcessTest {
     @Test
     void readsTheCpuOfEachThreadByNameAddingUpAPoolsThreads() throws Exception {
         try (ChildProcess child = ChildProcess.start("spinner", Spinner.class.getName(), List.of(), Map.of(), dir, List.of())) {
+            child.sample();
+            assertThat(child.threadCpuSeconds()).as("not counted unless asked").isEmpty();
+            child.countThreads();
             Thread.sleep(2_000);
             child.sample();
 
