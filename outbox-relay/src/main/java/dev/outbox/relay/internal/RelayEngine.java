@@ -26,6 +26,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -36,14 +40,18 @@ import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * Runs relay passes: T1 route and T2 dispatch in alternating batches (a claimed batch is published
- * while the next one is claimed, and settled after), then the T4 timeout sweep. Also the loop of a
- * long-running relay: a pass, then, when it found nothing to do, a wait for a notification or the
+ * Runs relay passes: T1 route and T2 dispatch in alternating batches, then the T4 timeout sweep. The
+ * batches overlap: each T1 batch runs in a transaction of its own on the routing thread while this
+ * thread claims and publishes the deliveries of the batch routed before it (a pass claims only what a
+ * committed T1 batch created), and a claimed batch is published while the next one is claimed, and
+ * settled after. A pass returns, or fails, only once its last routing batch has ended. Also the loop of
+ * a long-running relay: a pass, then, when it found nothing to do, a wait for a notification or the
  * sleep. Used by one thread at a time.
  */
 public final class RelayEngine implements AutoCloseable {
@@ -69,6 +77,15 @@ public final class RelayEngine implements AutoCloseable {
     private final Set<String> jobQueues = new TreeSet<>();
     private final UnroutedWarnings unroutedWarnings = new UnroutedWarnings();
     private boolean queuesDeclared;
+    /**
+     * The routing thread: runs the T1 batches of a pass, one at a time, so that the pass routes its
+     * next batch while it claims and publishes what the last one created (two connections at once).
+     */
+    private final ExecutorService router = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "outbox-relay-route");
+        t.setDaemon(true);
+        return t;
+    });
     /**
      * Published and not yet settled: the last batch of a pass, until the next batch is published or
      * the pass ends (or, in the loop, the next pass). Kept here so that a pass that fails leaves it to
@@ -139,26 +156,23 @@ public final class RelayEngine implements AutoCloseable {
 
     private PassResult passOnce(boolean looping) {
         Tally tally = new Tally();
+        Future<RelayTransitions.Routed> routing = null;
         try {
+            routing = routeNext(null);
             boolean moreToRoute = true;
             boolean moreToDispatch = true;
-            UUID after = null;
             while (moreToRoute || moreToDispatch) {
-                if (moreToRoute) {
-                    UUID from = after;
-                    RelayTransitions.Routed routed = inTransaction(tx -> transitions.route(tx, settings.routeBatchSize(), from));
-                    tally.routed += routed.events();
-                    meters.routed(routed.events());
-                    tally.created += routed.deliveries();
-                    for (String type : routed.unroutedTypes()) {
-                        if (tally.unrouted.add(type) && unroutedWarnings.due(type, settings.clock().instant())) {
-                            log.warn("events of type {} have no route: they stay unrouted until a route for them is configured"
-                                    + " (said again at most every {} min while they wait; status counts them)", type,
-                                    UnroutedWarnings.INTERVAL.toMinutes());
-                        }
-                    }
+                if (routing != null) {
+                    RelayTransitions.Routed routed = awaitRouted(routing);
+                    routing = null;
+                    count(routed, tally);
                     moreToRoute = routed.seen() == settings.routeBatchSize();
-                    after = routed.lastSeen();
+                    if (moreToRoute) {
+                        // the next batch is routed on the routing thread while this one is claimed and published here
+                        routing = routeNext(routed.lastSeen());
+                    }
+                } else {
+                    moreToRoute = false;
                 }
                 if (!queuesDeclared) {
                     publisher.declareQueues(jobQueues);
@@ -194,6 +208,10 @@ public final class RelayEngine implements AutoCloseable {
             }
         } catch (DataAccessException e) {
             throw DatabaseErrors.classify(e);
+        } finally {
+            if (routing != null) {
+                finishRouting(routing, tally);
+            }
         }
         PassResult result = new PassResult(tally.routed, tally.created, tally.unrouted, tally.dispatched, tally.confirmed, tally.failed,
                 tally.completed, tally.timedOut);
@@ -201,6 +219,60 @@ public final class RelayEngine implements AutoCloseable {
             log.debug("pass: {}", result);
         }
         return result;
+    }
+
+    /** T1 for the batch after {@code after}, in a transaction of its own on the routing thread. */
+    private Future<RelayTransitions.Routed> routeNext(@Nullable UUID after) {
+        return router.submit(() -> inTransaction(tx -> transitions.route(tx, settings.routeBatchSize(), after)));
+    }
+
+    /** The outcome of a routing batch: waits for it (an interrupt is kept for later), rethrows what it threw. */
+    private static RelayTransitions.Routed awaitRouted(Future<RelayTransitions.Routed> routing) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return routing.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    if (cause instanceof Error err) {
+                        throw err;
+                    }
+                    throw new RelayException("routing failed (" + cause.getClass().getName() + ")", cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A pass that ends early still waits for the batch being routed, and counts it when it went through. */
+    private void finishRouting(Future<RelayTransitions.Routed> routing, Tally tally) {
+        try {
+            count(awaitRouted(routing), tally);
+        } catch (RuntimeException e) {
+            log.debug("the routing batch of a failed pass failed too ({})", e.getClass().getSimpleName());
+        }
+    }
+
+    private void count(RelayTransitions.Routed routed, Tally tally) {
+        tally.routed += routed.events();
+        meters.routed(routed.events());
+        tally.created += routed.deliveries();
+        for (String type : routed.unroutedTypes()) {
+            if (tally.unrouted.add(type) && unroutedWarnings.due(type, settings.clock().instant())) {
+                log.warn("events of type {} have no route: they stay unrouted until a route for them is configured"
+                        + " (said again at most every {} min while they wait; status counts them)", type,
+                        UnroutedWarnings.INTERVAL.toMinutes());
+            }
+        }
     }
 
     /** T4 in batches, until a batch finds fewer overdue dispatches than it could take. */
@@ -405,6 +477,7 @@ public final class RelayEngine implements AutoCloseable {
 
     @Override
     public void close() {
+        router.shutdown();
         publisher.close();
         wakeups.close();
         meters.close();

@@ -94,12 +94,16 @@ class LoopInFlightIT {
         assertThat(tables.delivery(event).getStatus()).isEqualTo(OutboxDeliveryStatus.completed);
     }
 
-    /** The class's data source, except that the {@code failing}-th connection asked for is refused as by a database going away. */
-    private static DataSource refusingConnection(int failing) {
+    /**
+     * The class's data source, except that the {@code failing}-th connection asked for on the routing
+     * thread (T1's batches) is refused as by a database going away.
+     */
+    private static DataSource refusingRoutingConnection(int failing) {
         DataSource real = fixture.db.dataSource();
         AtomicInteger asked = new AtomicInteger();
         return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-            if (method.getName().equals("getConnection") && asked.incrementAndGet() == failing) {
+            if (method.getName().equals("getConnection") && Thread.currentThread().getName().equals("outbox-relay-route")
+                    && asked.incrementAndGet() == failing) {
                 throw new SQLException("test: the database went away", "08006");
             }
             try {
@@ -114,8 +118,8 @@ class LoopInFlightIT {
     void aPassThatFailsAfterPublishingABatchLeavesItToTheNextPassToSettle() {
         Tables tables = fixture.tables();
         List<UUID> events = tables.record(new OrderPlaced(4, BigDecimal.ONE), new OrderPlaced(5, BigDecimal.TEN));
-        // batches of one: route (connection 1), claim (2) and publish the first; routing the second (3) fails
-        try (RelayEngine engine = engine(MutableClock.startingNow(), refusingConnection(3), 1)) {
+        // batches of one: route the first (the routing thread's connection 1), claim and publish it; routing the second (2) fails
+        try (RelayEngine engine = engine(MutableClock.startingNow(), refusingRoutingConnection(2), 1)) {
             assertThatThrownBy(engine::pass).isInstanceOf(DatabaseUnavailableException.class);
             assertThat(tables.delivery(events.get(0)).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
 
