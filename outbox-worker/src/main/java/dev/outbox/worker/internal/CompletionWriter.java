@@ -67,16 +67,7 @@ final class CompletionWriter implements AutoCloseable {
                     continue;
                 }
                 group.add(first);
-                long lingerUntil = System.nanoTime() + LINGER_NANOS;
-                while (group.size() < MAX_GROUP) {
-                    queue.drainTo(group, MAX_GROUP - group.size());
-                    long left = lingerUntil - System.nanoTime();
-                    Completed next = group.size() < MAX_GROUP && left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : null;
-                    if (next == null) {
-                        break;
-                    }
-                    group.add(next);
-                }
+                Gathering.rest(queue, group, MAX_GROUP, LINGER_NANOS, LINGER_NANOS, Gathering.Room.ANY);
                 write(group);
                 group.clear();
             }

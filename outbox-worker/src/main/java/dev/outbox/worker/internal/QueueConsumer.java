@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * One physical queue: a channel of its own with QoS {@code prefetch}, one consumer with manual
  * acknowledgements, a lookup thread and {@code concurrency} handler threads. The consumer thread only
  * queues what arrives; the lookup thread reads the messages and looks their deliveries up in groups
- * (one query for all that arrived meanwhile), at most {@code max(32, 4 × concurrency)} ahead of the
+ * (one query for all that arrived meanwhile and within {@link #GAP_NANOS} of each other, for at most
+ * {@link #LINGER_NANOS}), at most {@code max(128, 4 × concurrency)} ahead of the
  * handlers; handler threads run the jobs and write the outcomes. A handler starts on what was read at
  * most {@link #FRESH_FOR_NANOS} ago: a message that waited longer for a handler thread has its delivery
  * read again first, so that a dispatch superseded meanwhile (timed out and sent again) never runs its job.
@@ -39,7 +40,14 @@ final class QueueConsumer {
     private static final Logger log = LoggerFactory.getLogger(WorkerLoggers.BROKER);
 
     static final int MAX_GROUP = 100;
-    static final int MAX_AHEAD_MIN = 32;
+    /**
+     * How long a group of lookups waits for one more message after the last one came (0.5 ms): a burst
+     * that the broker hands over message by message is read in one query, at the cost of this wait.
+     */
+    static final long GAP_NANOS = 500_000L;
+    /** The longest a group of lookups waits for more messages after its first (2 ms). */
+    static final long LINGER_NANOS = 2_000_000L;
+    static final int MAX_AHEAD_MIN = 128;
     /** How old a lookup may be when its handler starts (1 s); older ones are read again. */
     static final long FRESH_FOR_NANOS = 1_000_000_000L;
     /** How often a worker asks for a queue that does not exist yet: from 100 ms, doubling up to 1 s (one passive declaration a second). */
@@ -213,9 +221,24 @@ final class QueueConsumer {
         }
     }
 
-    /** The lookup thread: groups what has arrived, one query per group, then hands each message to a handler thread. */
+    /**
+     * The lookup thread: groups what has arrived and what arrives within {@link #GAP_NANOS} of the
+     * message before ({@link Gathering}), one query per group, then hands each message to a handler thread.
+     */
     private void lookUp() {
+        List<Incoming> arrived = new ArrayList<>();
         List<MessageProcessor.Running> group = new ArrayList<>();
+        Gathering.Room room = new Gathering.Room() {
+            @Override
+            public boolean reserve() {
+                return ahead.tryAcquire();
+            }
+
+            @Override
+            public void release() {
+                ahead.release();
+            }
+        };
         try {
             while (!stopping) {
                 Incoming first = incoming.poll(50, TimeUnit.MILLISECONDS);
@@ -227,15 +250,12 @@ final class QueueConsumer {
                         return; // first stays unacknowledged
                     }
                 }
-                accept(first, group);
-                while (group.size() < MAX_GROUP && ahead.tryAcquire()) {
-                    Incoming next = incoming.poll();
-                    if (next == null) {
-                        ahead.release();
-                        break;
-                    }
-                    accept(next, group);
+                arrived.add(first);
+                Gathering.rest(incoming, arrived, MAX_GROUP, GAP_NANOS, LINGER_NANOS, room);
+                for (Incoming in : arrived) {
+                    accept(in, group);
                 }
+                arrived.clear();
                 if (!group.isEmpty()) {
                     handOver(group);
                     group.clear();
