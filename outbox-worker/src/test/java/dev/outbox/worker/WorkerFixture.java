@@ -232,7 +232,7 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
                 .type(m.jobType())
                 .contentType(DeliveryMessage.CONTENT_TYPE)
                 .deliveryMode(2)
-                .headers(m.headers())
+                .headers(m.traceHeaders())
                 .build();
         synchronized (channel) {
             channel.basicPublish("", sent.queue(), props, m.toJson());

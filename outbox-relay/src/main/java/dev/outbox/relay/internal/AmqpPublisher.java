@@ -184,7 +184,7 @@ final class AmqpPublisher implements AutoCloseable {
                         .messageId(d.dispatchId().toString())
                         .type(d.jobType())
                         .contentType(DeliveryMessage.CONTENT_TYPE)
-                        .headers(message.headers())
+                        .headers(message.traceHeaders())
                         .build();
                 ch.basicPublish("", d.queue(), true, props, message.toJson());
             } else {

@@ -80,17 +80,19 @@ final class Confirms implements ConfirmListener, ReturnListener, ShutdownListene
     @Override
     public void handleReturn(int replyCode, String replyText, String exchange, String routingKey, AMQP.BasicProperties properties,
             byte[] body) {
+        // a publish route's message names its dispatch in a header (its message id is the event id); a job message by its message id
         Object header = properties.getHeaders() == null ? null : properties.getHeaders().get(DeliveryMessage.HEADER_DISPATCH_ID);
-        if (header == null) {
+        String dispatchId = header != null ? header.toString() : properties.getMessageId();
+        if (dispatchId == null) {
             return;
         }
         try {
-            Published published = byDispatchId.get(UUID.fromString(header.toString()));
+            Published published = byDispatchId.get(UUID.fromString(dispatchId));
             if (published != null) {
                 published.markReturned();
             }
         } catch (IllegalArgumentException notOurs) {
-            // a header that is not a dispatch id: not a message of ours
+            // not a UUID: not a message of ours
         }
     }
 
