@@ -25,8 +25,13 @@ import org.slf4j.MDC;
 final class CompletionWriter implements AutoCloseable {
 
     static final int MAX_GROUP = 1_000;
-    /** How long a group waits for more completions after its first one (2 ms), then is written. */
-    static final long LINGER_NANOS = 2_000_000L;
+    /**
+     * How long a group waits for more completions after its first one (10 ms), then is written: the
+     * statement's cost is mostly per call (planning, the round trip, the commit), so that a steady
+     * stream of jobs is completed in a few larger statements. It delays the completion and the ack,
+     * never the start of a job.
+     */
+    static final long LINGER_NANOS = 10_000_000L;
 
     private static final Logger log = LoggerFactory.getLogger(WorkerLoggers.JOBS);
 
