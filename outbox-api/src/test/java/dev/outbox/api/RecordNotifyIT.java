@@ -3,10 +3,9 @@ package dev.outbox.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outbox.testing.Intercept;
 import dev.outbox.testing.MutableClock;
 import dev.outbox.testing.PostgresSchemaExtension;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -158,17 +157,12 @@ class RecordNotifyIT {
         Outbox outbox = outbox();
         AtomicInteger statements = new AtomicInteger();
         try (Connection connection = db.dataSource().getConnection()) {
-            Connection counting = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                    (proxy, method, args) -> {
-                        if (method.getName().startsWith("prepare") || method.getName().equals("createStatement")) {
-                            statements.incrementAndGet();
-                        }
-                        try {
-                            return method.invoke(connection, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
+            Connection counting = Intercept.of(Connection.class, connection, call -> {
+                if (call.name().startsWith("prepare") || call.name().equals("createStatement")) {
+                    statements.incrementAndGet();
+                }
+                return call.proceed();
+            });
             DSL.using(counting, SQLDialect.POSTGRES).transaction(tx -> outbox.record(tx.dsl(), new OrderPlaced(1L)));
         }
 

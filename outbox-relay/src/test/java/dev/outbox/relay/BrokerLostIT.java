@@ -7,13 +7,12 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
+import dev.outbox.testing.Intercept;
 import dev.outbox.testing.MutableClock;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import dev.outbox.testing.TcpProxy;
 import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -78,14 +77,9 @@ class BrokerLostIT {
             @Override
             public Connection getConnection() throws SQLException {
                 Connection c = real.getConnection();
-                return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class}, (p, m, args) -> {
-                    Object result;
-                    try {
-                        result = m.invoke(c, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                    if (m.getName().equals("commit") && cutAfterCommits.get() > 0 && cutAfterCommits.decrementAndGet() == 0) {
+                return Intercept.of(Connection.class, c, call -> {
+                    Object result = call.proceed();
+                    if (call.name().equals("commit") && cutAfterCommits.get() > 0 && cutAfterCommits.decrementAndGet() == 0) {
                         proxy.down();
                         Thread.sleep(500); // the relay's amqp-client notices its connection is gone
                     }

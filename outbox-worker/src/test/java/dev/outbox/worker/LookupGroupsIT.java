@@ -5,10 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.EventType;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.testing.Intercept;
 import dev.outbox.worker.WorkerFixture.Sent;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -36,40 +34,24 @@ class LookupGroupsIT {
 
     /** The class's data source; records how many delivery ids each lookup (the query that joins deliveries and events) reads. */
     private static DataSource countingLookups(List<Integer> groups) {
-        DataSource real = fixture.db.dataSource();
-        return proxy(DataSource.class, (p, m, a) -> {
-            Object result = invoke(m, real, a);
-            if (!m.getName().equals("getConnection")) {
+        return Intercept.of(DataSource.class, fixture.db.dataSource(), call -> {
+            Object result = call.proceed();
+            if (!call.name().equals("getConnection")) {
                 return result;
             }
-            Connection connection = (Connection) result;
-            return proxy(Connection.class, (cp, cm, ca) -> {
-                Object r = invoke(cm, connection, ca);
-                if (cm.getName().equals("prepareStatement") && ca != null && ca[0] instanceof String sql && sql.contains(" join ")) {
-                    PreparedStatement statement = (PreparedStatement) r;
-                    return proxy(PreparedStatement.class, (sp, sm, sa) -> {
-                        if (sm.getName().equals("setObject") && sa != null && sa[1] instanceof String ids && ids.startsWith("{")) {
-                            groups.add(ids.split(",").length);
-                        }
-                        return invoke(sm, statement, sa);
-                    });
+            return Intercept.of(Connection.class, (Connection) result, c -> {
+                Object r = c.proceed();
+                if (!(c.name().equals("prepareStatement") && c.arg(0) instanceof String sql && sql.contains(" join "))) {
+                    return r;
                 }
-                return r;
+                return Intercept.of(PreparedStatement.class, (PreparedStatement) r, st -> {
+                    if (st.name().equals("setObject") && st.arg(1) instanceof String ids && ids.startsWith("{")) {
+                        groups.add(ids.split(",").length);
+                    }
+                    return st.proceed();
+                });
             });
         });
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T proxy(Class<T> type, java.lang.reflect.InvocationHandler handler) {
-        return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, handler);
-    }
-
-    private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 
     @Test

@@ -8,11 +8,10 @@ import dev.outbox.relay.RetrySchedule;
 import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;
+import dev.outbox.testing.Intercept;
 import dev.outbox.testing.MutableClock;
 import dev.outbox.testing.PostgresSchemaExtension;
 import java.math.BigDecimal;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,17 +82,12 @@ class IndexScansIT {
     private int statementsOf(Consumer<DSLContext> step) throws Exception {
         AtomicInteger statements = new AtomicInteger();
         try (Connection real = db.dataSource().getConnection()) {
-            Connection counting = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                    (proxy, method, args) -> {
-                        if (method.getName().equals("createStatement") || method.getName().startsWith("prepare")) {
-                            statements.incrementAndGet();
-                        }
-                        try {
-                            return method.invoke(real, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
+            Connection counting = Intercept.of(Connection.class, real, call -> {
+                if (call.name().equals("createStatement") || call.name().startsWith("prepare")) {
+                    statements.incrementAndGet();
+                }
+                return call.proceed();
+            });
             DSL.using(counting, SQLDialect.POSTGRES).transaction(tx -> step.accept(tx.dsl()));
         }
         return statements.get();

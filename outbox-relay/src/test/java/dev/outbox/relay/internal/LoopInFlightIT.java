@@ -14,9 +14,8 @@ import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.testing.Intercept;
 import dev.outbox.testing.MutableClock;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -99,18 +98,13 @@ class LoopInFlightIT {
      * thread (T1's batches) is refused as by a database going away.
      */
     private static DataSource refusingRoutingConnection(int failing) {
-        DataSource real = fixture.db.dataSource();
         AtomicInteger asked = new AtomicInteger();
-        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-            if (method.getName().equals("getConnection") && Thread.currentThread().getName().equals("outbox-relay-route")
+        return Intercept.of(DataSource.class, fixture.db.dataSource(), call -> {
+            if (call.name().equals("getConnection") && Thread.currentThread().getName().equals("outbox-relay-route")
                     && asked.incrementAndGet() == failing) {
                 throw new SQLException("test: the database went away", "08006");
             }
-            try {
-                return method.invoke(real, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
+            return call.proceed();
         });
     }
 

@@ -11,9 +11,8 @@ import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.testing.Intercept;
 import dev.outbox.testing.MutableClock;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.time.Duration;
@@ -42,28 +41,18 @@ class LoopSweepIT {
 
     /** Counts the statements of T4 (its subquery's alias, {@code overdue}) prepared on the class's data source. */
     private static DataSource countingSweeps(AtomicInteger sweeps) {
-        DataSource real = fixture.db.dataSource();
-        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
-            Object result = invoke(method, real, args);
-            if (!method.getName().equals("getConnection")) {
+        return Intercept.of(DataSource.class, fixture.db.dataSource(), call -> {
+            Object result = call.proceed();
+            if (!call.name().equals("getConnection")) {
                 return result;
             }
-            Connection connection = (Connection) result;
-            return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (p, m, a) -> {
-                if (m.getName().equals("prepareStatement") && a != null && a[0] instanceof String sql && sql.contains("\"overdue\"")) {
+            return Intercept.of(Connection.class, (Connection) result, c -> {
+                if (c.name().equals("prepareStatement") && c.arg(0) instanceof String sql && sql.contains("\"overdue\"")) {
                     sweeps.incrementAndGet();
                 }
-                return invoke(m, connection, a);
+                return c.proceed();
             });
         });
-    }
-
-    private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 
     private static RelayEngine engine(MutableClock clock, DataSource dataSource) {

@@ -14,10 +14,8 @@ import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.relay.Tables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.testing.Intercept;
 import dev.outbox.testing.MutableClock;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -62,53 +60,36 @@ class PipelinedPassIT {
      * refused as by a database going away.
      */
     private static DataSource observed(List<Run> runs, String slow, Predicate<String> refuse) {
-        DataSource real = fixture.db.dataSource();
-        return proxy(DataSource.class, (proxy, method, args) -> {
-            if (!method.getName().equals("getConnection")) {
-                return invoke(method, real, args);
+        return Intercept.of(DataSource.class, fixture.db.dataSource(), call -> {
+            if (!call.name().equals("getConnection")) {
+                return call.proceed();
             }
             if (refuse.test(Thread.currentThread().getName())) {
                 throw new SQLException("test: the database went away", "08006");
             }
-            Connection connection = (Connection) invoke(method, real, args);
-            return proxy(Connection.class, (p, m, a) -> {
-                Object result = invoke(m, connection, a);
-                if (m.getName().equals("prepareStatement") && a != null && a[0] instanceof String sql) {
-                    String what = sql.contains("insert into") ? "route" : sql.contains("\"ready\"") ? "claim" : null;
-                    if (what != null) {
-                        PreparedStatement statement = (PreparedStatement) result;
-                        return proxy(PreparedStatement.class, (ps, sm, sa) -> {
-                            if (!sm.getName().startsWith("execute")) {
-                                return invoke(sm, statement, sa);
-                            }
-                            long start = System.nanoTime();
-                            if (what.equals(slow)) {
-                                Thread.sleep(DELAY_MILLIS);
-                            }
-                            try {
-                                return invoke(sm, statement, sa);
-                            } finally {
-                                runs.add(new Run(what, Thread.currentThread().getName(), start, System.nanoTime()));
-                            }
-                        });
-                    }
+            return Intercept.of(Connection.class, (Connection) call.proceed(), c -> {
+                Object result = c.proceed();
+                String sql = c.name().equals("prepareStatement") && c.arg(0) instanceof String text ? text : "";
+                String what = sql.contains("insert into") ? "route" : sql.contains("\"ready\"") ? "claim" : null;
+                if (what == null) {
+                    return result;
                 }
-                return result;
+                return Intercept.of(PreparedStatement.class, (PreparedStatement) result, st -> {
+                    if (!st.name().startsWith("execute")) {
+                        return st.proceed();
+                    }
+                    long start = System.nanoTime();
+                    if (what.equals(slow)) {
+                        Thread.sleep(DELAY_MILLIS);
+                    }
+                    try {
+                        return st.proceed();
+                    } finally {
+                        runs.add(new Run(what, Thread.currentThread().getName(), start, System.nanoTime()));
+                    }
+                });
             });
         });
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T proxy(Class<T> type, java.lang.reflect.InvocationHandler handler) {
-        return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, handler);
-    }
-
-    private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 
     /** An engine with batches of one event and one delivery, on {@code dataSource}. */
