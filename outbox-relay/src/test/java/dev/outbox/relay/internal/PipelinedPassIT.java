@@ -25,6 +25,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
@@ -126,6 +128,43 @@ class PipelinedPassIT {
             assertThat(routes.get(i + 1).startNanos()).as("batch %d routed while batch %d is claimed, in %s", i + 2, i + 1, runs)
                     .isLessThan(claims.get(i).endNanos());
             assertThat(routes.get(i + 1).thread()).isNotEqualTo(claims.get(i).thread());
+        }
+    }
+
+    /** The class's data source as a pool of one connection: a second asker waits until the first gives it back. */
+    private static DataSource poolOfOne() {
+        Semaphore free = new Semaphore(1);
+        return Intercept.of(DataSource.class, fixture.db.dataSource(), call -> {
+            if (!call.name().equals("getConnection")) {
+                return call.proceed();
+            }
+            free.acquire();
+            Connection connection = (Connection) call.proceed();
+            AtomicBoolean closed = new AtomicBoolean();
+            return Intercept.of(Connection.class, connection, c -> {
+                Object result = c.proceed();
+                if (c.name().equals("close") && closed.compareAndSet(false, true)) {
+                    free.release();
+                }
+                return result;
+            });
+        });
+    }
+
+    @Test
+    void routesAndDispatchesEverythingWithAPoolOfOneConnection() {
+        Tables tables = fixture.tables();
+        List<UUID> events = tables.record(new OrderPlaced(6, BigDecimal.ONE), new OrderPlaced(7, BigDecimal.TEN),
+                new OrderPlaced(8, BigDecimal.ONE));
+        PassResult result;
+        try (RelayEngine engine = engine(poolOfOne())) {
+            result = engine.pass(); // the routing batches and the claims take turns with the one connection
+        }
+
+        assertThat(result.routedEvents()).isEqualTo(3);
+        assertThat(result.dispatched()).isEqualTo(3);
+        for (UUID event : events) {
+            assertThat(tables.delivery(event).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
         }
     }
 
