@@ -15,6 +15,7 @@ import dev.outbox.api.Outbox;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import dev.outbox.api.OutboxDsl;
+import dev.outbox.delivery.DeliveryMessage;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
@@ -216,6 +217,7 @@ public final class Bench {
             case "REF-R1" -> referenceRecording("REF-R1", false);
             case "REF-R1-TX" -> referenceRecording("REF-R1-TX", true);
             case "P1" -> purgeBesideLiveProducers();
+            case "AMQP-HEADERS" -> amqpHeaders();
             default -> throw new IllegalArgumentException("unknown scenario " + scenario);
         }
     }
@@ -251,6 +253,41 @@ public final class Bench {
         }
         put("CEIL", "RabbitMQ confirmed persistent publishes/s",
                 Ceilings.rabbitPublishesPerSecond(rabbit.connectionFactory(), "bench-ceiling-" + shortId(), scale.ceilingMessages));
+    }
+
+    /**
+     * AMQP-HEADERS (not a default scenario): what a message's header table costs the broker. The same
+     * persistent job message body is published and consumed three ways, in turn, twice: with the
+     * properties a job message has now (message id, type, no headers), with a {@code traceparent}
+     * header (an event recorded with a trace context), and with the seven {@code outbox-*} headers
+     * job messages carried until 0.1.0. The broker's CPU per message is read from {@code /proc}, so
+     * it needs the broker on this machine (NaN otherwise).
+     */
+    private void amqpHeaders() throws Exception {
+        java.util.UUID id = java.util.UUID.randomUUID();
+        DeliveryMessage message = new DeliveryMessage(id, id, id, Reference.EVENT_TYPE, Reference.JOB_TYPE, 1, false, null, null);
+        byte[] body = message.toJson();
+        AMQP.BasicProperties now = new AMQP.BasicProperties.Builder().deliveryMode(2).messageId(id.toString()).type(Reference.JOB_TYPE)
+                .contentType(DeliveryMessage.CONTENT_TYPE).build();
+        AMQP.BasicProperties traced = now.builder()
+                .headers(Map.of(DeliveryMessage.HEADER_TRACEPARENT, "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")).build();
+        Map<String, Object> seven = new LinkedHashMap<>();
+        seven.put("outbox-event-id", id.toString());
+        seven.put("outbox-delivery-id", id.toString());
+        seven.put("outbox-dispatch-id", id.toString());
+        seven.put("outbox-event-type", Reference.EVENT_TYPE);
+        seven.put("outbox-job-type", Reference.JOB_TYPE);
+        seven.put("outbox-attempt", 1);
+        seven.put("outbox-last-attempt", false);
+        AMQP.BasicProperties before = now.builder().headers(seven).build();
+        for (int round = 0; round < 2; round++) {
+            put("AMQP-HEADERS", "broker CPU µs per message, job message without headers",
+                    Ceilings.brokerMicrosPerMessage(rabbit.connectionFactory(), "bench-headers-" + shortId(), scale.ceilingMessages / 2, now, body));
+            put("AMQP-HEADERS", "broker CPU µs per message, with a traceparent header",
+                    Ceilings.brokerMicrosPerMessage(rabbit.connectionFactory(), "bench-headers-" + shortId(), scale.ceilingMessages / 2, traced, body));
+            put("AMQP-HEADERS", "broker CPU µs per message, with the seven outbox-* headers of before 0.1.0",
+                    Ceilings.brokerMicrosPerMessage(rabbit.connectionFactory(), "bench-headers-" + shortId(), scale.ceilingMessages / 2, before, body));
+        }
     }
 
     /** S1: a backlog recorded beforehand, then relay and worker drain it. */

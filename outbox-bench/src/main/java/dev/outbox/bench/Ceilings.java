@@ -81,6 +81,75 @@ final class Ceilings {
         return Double.parseDouble(m.group(1)) * rows;
     }
 
+    /**
+     * The CPU seconds of the local broker's processes ({@code beam.smp}, read from {@code /proc}), or
+     * NaN when no such process is found here (a broker on another host).
+     */
+    static double brokerCpuSeconds() {
+        double total = 0;
+        boolean found = false;
+        try (java.nio.file.DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+            for (Path proc : procs) {
+                try {
+                    String stat = Files.readString(proc.resolve("stat"));
+                    if (stat.contains("(beam.smp)")) {
+                        total += ChildProcess.cpuSecondsOf(stat);
+                        found = true;
+                    }
+                } catch (IOException e) {
+                    // the process ended meanwhile
+                }
+            }
+        } catch (IOException e) {
+            return Double.NaN;
+        }
+        return found ? total : Double.NaN;
+    }
+
+    /**
+     * The broker's CPU microseconds per message for {@code messages} persistent messages with
+     * {@code props} and a body like a job message's: published with confirms, 2,000 in flight, and
+     * consumed from the same queue (prefetch 500, one multiple ack per 100). NaN when the broker is
+     * not a process of this machine.
+     */
+    static double brokerMicrosPerMessage(ConnectionFactory factory, String queue, int messages, AMQP.BasicProperties props, byte[] body)
+            throws Exception {
+        try (Connection publishing = factory.newConnection("outbox-bench-headers-publish");
+                Connection consuming = factory.newConnection("outbox-bench-headers-consume")) {
+            Channel channel = publishing.createChannel();
+            channel.queueDeclare(queue, true, false, false, null);
+            ConfirmWindow window = new ConfirmWindow(channel, 2_000);
+            Channel consumer = consuming.createChannel();
+            consumer.basicQos(500);
+            java.util.concurrent.CountDownLatch all = new java.util.concurrent.CountDownLatch(messages);
+            consumer.basicConsume(queue, false, new com.rabbitmq.client.DefaultConsumer(consumer) {
+                private int unacked;
+
+                @Override
+                public void handleDelivery(String tag, com.rabbitmq.client.Envelope envelope, AMQP.BasicProperties properties, byte[] b)
+                        throws IOException {
+                    all.countDown();
+                    if (++unacked == 100 || all.getCount() == 0) {
+                        consumer.basicAck(envelope.getDeliveryTag(), true);
+                        unacked = 0;
+                    }
+                }
+            });
+            double before = brokerCpuSeconds();
+            for (int i = 0; i < messages; i++) {
+                window.publishing();
+                channel.basicPublish("", queue, true, props, body);
+            }
+            channel.waitForConfirmsOrDie(60_000);
+            if (!all.await(60, TimeUnit.SECONDS)) {
+                throw new IOException("only " + (messages - all.getCount()) + " of " + messages + " messages came back");
+            }
+            double micros = (brokerCpuSeconds() - before) * 1e6 / messages;
+            channel.queueDelete(queue);
+            return micros;
+        }
+    }
+
     /** Persistent 300-byte messages per second, confirmed, 2,000 in flight, through one channel. */
     static double rabbitPublishesPerSecond(ConnectionFactory factory, String queue, int messages) throws Exception {
         byte[] body = "x".repeat(300).getBytes(StandardCharsets.US_ASCII);

@@ -96,7 +96,7 @@ final class ChildProcess implements AutoCloseable {
     }
 
     /** utime + stime of a process's or a thread's {@code stat} line, in seconds (clock ticks of 1/100 s). */
-    private static double cpuSecondsOf(String stat) {
+    static double cpuSecondsOf(String stat) {
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
     }

@@ -42,6 +42,17 @@ class BenchSmokeIT {
     }
 
     @Test
+    void theHeadersScenarioGivesTheBrokersCpuPerMessageOfEachKindOfMessage() throws Exception {
+        Bench bench = new Bench(Bench.Scale.SMOKE, dir);
+        bench.run("AMQP-HEADERS"); // throws when a message did not come back
+        Map<String, List<Double>> figures = bench.results().get("AMQP-HEADERS");
+        assertThat(figures).hasSize(3);
+        // NaN only where the broker is not a process of this machine
+        assertThat(figures.values()).allSatisfy(values -> assertThat(values).hasSize(2)
+                .allSatisfy(v -> assertThat(v.isNaN() || v > 0).as("%s", v).isTrue()));
+    }
+
+    @Test
     void thePurgeScenarioDeletesOnlyTheSeededRowsBesideLiveTraffic() throws Exception {
         Bench bench = new Bench(Bench.Scale.SMOKE, dir);
         bench.run("P1"); // throws when the purge missed a seeded row or took a live one
