@@ -54,7 +54,7 @@ import org.jooq.impl.DSL;
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios P1     # retention beside S2's load, not a default
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios REF-R1,R1,R1-QUIET  # R1 with and without NOTIFY, not a default
  * java -jar outbox-bench/target/outbox-bench.jar --runs 3 --scenarios REF-R1,R1,R1-EVERY,REF-S2,S2,S2-EVERY,S4,S4-EVERY  # a NOTIFY per recording
- * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios S4 --timeline  # S4's latency second by second, S2's by the second of the commit
+ * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios S4 --timeline  # S4's latency and its producers' transactions second by second, S2's by the second of the commit
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios S1 --threads   # relay's and worker's CPU by thread (the compilers' share)
  * </pre>
  */
@@ -67,7 +67,10 @@ public final class Bench {
 
     private final Scale scale;
     private final Path workDir;
-    /** {@code --timeline}: S4 prints its commit→handler start second by second, S2 its commit→completed by the second of the commit. */
+    /**
+     * {@code --timeline}: S4 prints its commit→handler start second by second and its producers' transactions by the second they
+     * began in, S2 its commit→completed by the second of the commit.
+     */
     private boolean timeline;
     /** {@code --threads}: each scenario prints the CPU seconds of relay and worker by thread (compilers, pass, lookups ...). */
     private boolean threads;
@@ -364,7 +367,8 @@ public final class Bench {
             String name = (every ? "S4-EVERY" : "S4") + (pollOnly ? " poll-only" : " LISTEN/NOTIFY");
             try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
                     Processes p = Processes.start(this, schema, topology, pollOnly)) {
-                long recorded = produce(schema, 4, scale.fixedSeconds, scale.fixedRate);
+                TransactionTimeline transactions = timeline ? new TransactionTimeline() : null;
+                long recorded = produce(schema, 4, scale.fixedSeconds, scale.fixedRate, null, true, transactions);
                 boolean drained = tryAwaitCompleted(schema, recorded, Duration.ofSeconds(60));
                 p.sample();
                 p.stopWorker();
@@ -375,6 +379,9 @@ public final class Bench {
                         long[] sec = Stats.sorted(java.util.Arrays.copyOfRange(handled, from, Math.min(handled.length, from + scale.fixedRate)));
                         System.out.printf("%s second %d: p50 %.1f p99 %.1f max %.1f ms%n", name, from / scale.fixedRate,
                                 Stats.percentile(sec, 50) / 1000.0, Stats.percentile(sec, 99) / 1000.0, sec[sec.length - 1] / 1000.0);
+                    }
+                    if (transactions != null) { // the producers' own share of the latency: their transactions
+                        transactions.lines(name).forEach(System.out::println);
                     }
                 }
                 put(name, "events/s offered", (double) scale.fixedRate);
@@ -620,6 +627,13 @@ public final class Bench {
     /** With {@code notifications} false, the producers' outbox sends no NOTIFY. */
     private long produce(Schema schema, int threads, int seconds, int rate,
             java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest, boolean notifications) throws Exception {
+        return produce(schema, threads, seconds, rate, longest, notifications, null);
+    }
+
+    /** With {@code transactions}, also each transaction's duration by the second it began in. */
+    private long produce(Schema schema, int threads, int seconds, int rate,
+            java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest, boolean notifications,
+            @org.jspecify.annotations.Nullable TransactionTimeline transactions) throws Exception {
         Outbox.Builder builder = Outbox.builder().tables(schema.tables).notifications(notifications).notifyInterval(notifyInterval);
         PrometheusMeterRegistry registry = metrics ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
         java.util.concurrent.ScheduledExecutorService scraper = registry == null ? null : Executors.newSingleThreadScheduledExecutor();
@@ -654,8 +668,12 @@ public final class Bench {
                     BenchEvent event = BenchEvent.next(seq);
                     long txStart = System.nanoTime();
                     dsl.transaction(tx -> outbox.record(tx.dsl(), event));
+                    long txNanos = System.nanoTime() - txStart;
                     if (longest != null) {
-                        longest.accumulate(System.nanoTime() - txStart);
+                        longest.accumulate(txNanos);
+                    }
+                    if (transactions != null) {
+                        transactions.add(txStart - start, txNanos);
                     }
                     seq += threads;
                     n++;

@@ -1,0 +1,34 @@
+package dev.outbox.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The producers' transactions (the {@code record} and its commit) by the second of the run they
+ * began in, for {@code --timeline}: the latency S4 measures starts when an event is made, before its
+ * transaction, so a slow transaction (a producer still compiling) is part of it.
+ */
+final class TransactionTimeline {
+
+    private final Map<Integer, ConcurrentLinkedQueue<Long>> bySecond = new ConcurrentHashMap<>();
+
+    /** One transaction that began {@code startNanos} after the run's start and took {@code durationNanos}. */
+    void add(long startNanos, long durationNanos) {
+        bySecond.computeIfAbsent((int) (startNanos / 1_000_000_000L), s -> new ConcurrentLinkedQueue<>()).add(durationNanos);
+    }
+
+    /** A line a second: "{@code name} producers second N: n transactions, p50 … p99 … max … ms". */
+    List<String> lines(String name) {
+        List<String> lines = new ArrayList<>();
+        new TreeMap<>(bySecond).forEach((second, durations) -> {
+            long[] sorted = Stats.sorted(durations.stream().mapToLong(Long::longValue).toArray());
+            lines.add(String.format("%s producers second %d: %d transactions, record+commit p50 %.1f p99 %.1f max %.1f ms", name, second,
+                    sorted.length, Stats.percentile(sorted, 50) / 1e6, Stats.percentile(sorted, 99) / 1e6, sorted[sorted.length - 1] / 1e6));
+        });
+        return lines;
+    }
+}
