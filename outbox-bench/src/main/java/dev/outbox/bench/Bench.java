@@ -270,10 +270,9 @@ public final class Bench {
         java.util.UUID id = java.util.UUID.randomUUID();
         DeliveryMessage message = new DeliveryMessage(id, id, id, Reference.EVENT_TYPE, Reference.JOB_TYPE, 1, false, null, null);
         byte[] body = message.toJson();
-        AMQP.BasicProperties now = new AMQP.BasicProperties.Builder().deliveryMode(2).messageId(id.toString()).type(Reference.JOB_TYPE)
-                .contentType(DeliveryMessage.CONTENT_TYPE).build();
-        AMQP.BasicProperties traced = now.builder()
-                .headers(Map.of(DeliveryMessage.HEADER_TRACEPARENT, "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")).build();
+        AMQP.BasicProperties now = message.properties(); // as a relay publishes it
+        AMQP.BasicProperties traced = new DeliveryMessage(id, id, id, Reference.EVENT_TYPE, Reference.JOB_TYPE, 1, false,
+                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", null).properties();
         Map<String, Object> seven = new LinkedHashMap<>();
         seven.put("outbox-event-id", id.toString());
         seven.put("outbox-delivery-id", id.toString());
@@ -283,13 +282,15 @@ public final class Bench {
         seven.put("outbox-attempt", 1);
         seven.put("outbox-last-attempt", false);
         AMQP.BasicProperties before = now.builder().headers(seven).build();
+        Map<String, AMQP.BasicProperties> kinds = new LinkedHashMap<>();
+        kinds.put("job message without headers", now);
+        kinds.put("with a traceparent header", traced);
+        kinds.put("with the seven outbox-* headers of before 0.1.0", before);
         for (int round = 0; round < 2; round++) {
-            put("AMQP-HEADERS", "broker CPU µs per message, job message without headers",
-                    Ceilings.brokerMicrosPerMessage(rabbit.connectionFactory(), "bench-headers-" + shortId(), scale.ceilingMessages / 2, now, body));
-            put("AMQP-HEADERS", "broker CPU µs per message, with a traceparent header",
-                    Ceilings.brokerMicrosPerMessage(rabbit.connectionFactory(), "bench-headers-" + shortId(), scale.ceilingMessages / 2, traced, body));
-            put("AMQP-HEADERS", "broker CPU µs per message, with the seven outbox-* headers of before 0.1.0",
-                    Ceilings.brokerMicrosPerMessage(rabbit.connectionFactory(), "bench-headers-" + shortId(), scale.ceilingMessages / 2, before, body));
+            for (Map.Entry<String, AMQP.BasicProperties> kind : kinds.entrySet()) {
+                put("AMQP-HEADERS", "broker CPU µs per message, " + kind.getKey(), Ceilings.brokerMicrosPerMessage(rabbit.connectionFactory(),
+                        "bench-headers-" + shortId(), scale.ceilingMessages / 2, kind.getValue(), body));
+            }
         }
     }
 
@@ -348,8 +349,7 @@ public final class Bench {
             for (int sec = 0; sec < seconds.size(); sec++) {
                 long[] l = Stats.sorted(seconds.get(sec));
                 if (l.length > 0) {
-                    System.out.printf("%s second %d: %d events, p50 %.1f p99 %.1f max %.1f ms%n", name, sec, l.length,
-                            Stats.percentile(l, 50) / 1000.0, Stats.percentile(l, 99) / 1000.0, l[l.length - 1] / 1000.0);
+                    System.out.println(name + " second " + sec + ": " + l.length + " events, " + Stats.tail(l, 1000));
                 }
             }
         }
@@ -377,8 +377,7 @@ public final class Bench {
                 if (timeline) { // the latency second by second, at the offered rate: the warm-up, then whether it drifts
                     for (int from = 0; from < handled.length; from += scale.fixedRate) {
                         long[] sec = Stats.sorted(java.util.Arrays.copyOfRange(handled, from, Math.min(handled.length, from + scale.fixedRate)));
-                        System.out.printf("%s second %d: p50 %.1f p99 %.1f max %.1f ms%n", name, from / scale.fixedRate,
-                                Stats.percentile(sec, 50) / 1000.0, Stats.percentile(sec, 99) / 1000.0, sec[sec.length - 1] / 1000.0);
+                        System.out.println(name + " second " + from / scale.fixedRate + ": " + Stats.tail(sec, 1000));
                     }
                     if (transactions != null) { // the producers' own share of the latency: their transactions
                         transactions.lines(name).forEach(System.out::println);

@@ -118,7 +118,6 @@ final class Ceilings {
                 Connection consuming = factory.newConnection("outbox-bench-headers-consume")) {
             Channel channel = publishing.createChannel();
             channel.queueDeclare(queue, true, false, false, null);
-            ConfirmWindow window = new ConfirmWindow(channel, 2_000);
             Channel consumer = consuming.createChannel();
             consumer.basicQos(500);
             java.util.concurrent.CountDownLatch all = new java.util.concurrent.CountDownLatch(messages);
@@ -136,11 +135,7 @@ final class Ceilings {
                 }
             });
             double before = brokerCpuSeconds();
-            for (int i = 0; i < messages; i++) {
-                window.publishing();
-                channel.basicPublish("", queue, true, props, body);
-            }
-            channel.waitForConfirmsOrDie(60_000);
+            publishConfirmed(channel, queue, messages, props, body);
             if (!all.await(60, TimeUnit.SECONDS)) {
                 throw new IOException("only " + (messages - all.getCount()) + " of " + messages + " messages came back");
             }
@@ -155,17 +150,21 @@ final class Ceilings {
         byte[] body = "x".repeat(300).getBytes(StandardCharsets.US_ASCII);
         try (Connection connection = factory.newConnection("outbox-bench-ceiling"); Channel channel = connection.createChannel()) {
             channel.queueDeclare(queue, true, false, false, null);
-            ConfirmWindow window = new ConfirmWindow(channel, 2_000);
-            AMQP.BasicProperties props = MessageProperties.PERSISTENT_BASIC;
             long start = System.nanoTime();
-            for (int i = 0; i < messages; i++) {
-                window.publishing();
-                channel.basicPublish("", queue, props, body);
-            }
-            channel.waitForConfirmsOrDie(60_000);
+            publishConfirmed(channel, queue, messages, MessageProperties.PERSISTENT_BASIC, body);
             double seconds = (System.nanoTime() - start) / 1e9;
             channel.queueDelete(queue);
             return messages / seconds;
         }
+    }
+
+    /** Publishes {@code messages} to {@code queue} with confirms, 2,000 in flight, and waits for the last confirm (a nack throws). */
+    private static void publishConfirmed(Channel channel, String queue, int messages, AMQP.BasicProperties props, byte[] body) throws Exception {
+        ConfirmWindow window = new ConfirmWindow(channel, 2_000);
+        for (int i = 0; i < messages; i++) {
+            window.publishing();
+            channel.basicPublish("", queue, props, body);
+        }
+        channel.waitForConfirmsOrDie(60_000);
     }
 }

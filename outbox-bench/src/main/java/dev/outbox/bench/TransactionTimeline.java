@@ -26,8 +26,7 @@ final class TransactionTimeline {
         List<String> lines = new ArrayList<>();
         new TreeMap<>(bySecond).forEach((second, durations) -> {
             long[] sorted = Stats.sorted(durations.stream().mapToLong(Long::longValue).toArray());
-            lines.add(String.format("%s producers second %d: %d transactions, record+commit p50 %.1f p99 %.1f max %.1f ms", name, second,
-                    sorted.length, Stats.percentile(sorted, 50) / 1e6, Stats.percentile(sorted, 99) / 1e6, sorted[sorted.length - 1] / 1e6));
+            lines.add(name + " producers second " + second + ": " + sorted.length + " transactions, record+commit " + Stats.tail(sorted, 1e6));
         });
         return lines;
     }

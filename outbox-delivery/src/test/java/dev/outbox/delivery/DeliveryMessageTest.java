@@ -88,6 +88,17 @@ class DeliveryMessageTest {
     }
 
     @Test
+    void isPublishedPersistentWithItsDispatchIdJobTypeAndTraceContext() {
+        com.rabbitmq.client.AMQP.BasicProperties props = message().properties();
+        assertThat(props.getDeliveryMode()).isEqualTo(2);
+        assertThat(props.getMessageId()).isEqualTo(message().dispatchId().toString());
+        assertThat(props.getType()).isEqualTo(message().jobType());
+        assertThat(props.getContentType()).isEqualTo(DeliveryMessage.CONTENT_TYPE);
+        assertThat(props.getHeaders()).isEqualTo(message().traceHeaders());
+        assertThat(new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "job", 1, false, null, null).properties().getHeaders()).isNull();
+    }
+
+    @Test
     void hasNoHeadersWithoutATraceContext() {
         assertThat(new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "job", 1, false, null, null).traceHeaders()).isNull();
         assertThat(new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "job", 1, false, null, "vendor=x").traceHeaders())

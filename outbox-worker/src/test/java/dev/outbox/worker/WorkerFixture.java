@@ -227,15 +227,8 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
     /** Publishes the message of {@code sent} as the relay does. */
     void publish(Sent sent) throws IOException {
         DeliveryMessage m = sent.message();
-        AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
-                .messageId(m.dispatchId().toString())
-                .type(m.jobType())
-                .contentType(DeliveryMessage.CONTENT_TYPE)
-                .deliveryMode(2)
-                .headers(m.traceHeaders())
-                .build();
         synchronized (channel) {
-            channel.basicPublish("", sent.queue(), props, m.toJson());
+            channel.basicPublish("", sent.queue(), m.properties(), m.toJson());
         }
     }
 

@@ -179,14 +179,7 @@ final class AmqpPublisher implements AutoCloseable {
             if (d.kind() == RouteKind.JOB) {
                 DeliveryMessage message = new DeliveryMessage(d.eventId(), d.deliveryId(), d.dispatchId(), d.eventType(), d.jobType(),
                         d.attempt(), RetryPolicy.lastAttempt(d.attempt(), d.retries()), d.traceparent(), d.tracestate());
-                AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
-                        .deliveryMode(2)
-                        .messageId(d.dispatchId().toString())
-                        .type(d.jobType())
-                        .contentType(DeliveryMessage.CONTENT_TYPE)
-                        .headers(message.traceHeaders())
-                        .build();
-                ch.basicPublish("", d.queue(), true, props, message.toJson());
+                ch.basicPublish("", d.queue(), true, message.properties(), message.toJson());
             } else {
                 Map<String, Object> headers = new LinkedHashMap<>();
                 headers.put(DeliveryMessage.HEADER_EVENT_ID, d.eventId().toString());

@@ -3,6 +3,8 @@ package dev.outbox.relay.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.api.Outbox;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.Events.OrderPlaced;
@@ -25,8 +27,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
@@ -131,24 +131,16 @@ class PipelinedPassIT {
         }
     }
 
-    /** The class's data source as a pool of one connection: a second asker waits until the first gives it back. */
-    private static DataSource poolOfOne() {
-        Semaphore free = new Semaphore(1);
-        return Intercept.of(DataSource.class, fixture.db.dataSource(), call -> {
-            if (!call.name().equals("getConnection")) {
-                return call.proceed();
-            }
-            free.acquire();
-            Connection connection = (Connection) call.proceed();
-            AtomicBoolean closed = new AtomicBoolean();
-            return Intercept.of(Connection.class, connection, c -> {
-                Object result = c.proceed();
-                if (c.name().equals("close") && closed.compareAndSet(false, true)) {
-                    free.release();
-                }
-                return result;
-            });
-        });
+    /** A real pool of one connection on the class's schema: a second asker waits, and fails after 5 s (a deadlock fails the test). */
+    private static HikariDataSource poolOfOne() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(fixture.db.server().jdbcUrl());
+        config.setUsername(fixture.db.server().user());
+        config.setPassword(fixture.db.server().password());
+        config.setSchema(fixture.db.schema());
+        config.setMaximumPoolSize(1);
+        config.setConnectionTimeout(5_000);
+        return new HikariDataSource(config);
     }
 
     @Test
@@ -157,7 +149,7 @@ class PipelinedPassIT {
         List<UUID> events = tables.record(new OrderPlaced(6, BigDecimal.ONE), new OrderPlaced(7, BigDecimal.TEN),
                 new OrderPlaced(8, BigDecimal.ONE));
         PassResult result;
-        try (RelayEngine engine = engine(poolOfOne())) {
+        try (HikariDataSource pool = poolOfOne(); RelayEngine engine = engine(pool)) {
             result = engine.pass(); // the routing batches and the claims take turns with the one connection
         }
 
