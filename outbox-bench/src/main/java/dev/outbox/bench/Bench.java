@@ -368,11 +368,13 @@ public final class Bench {
             try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
                     Processes p = Processes.start(this, schema, topology, pollOnly)) {
                 TransactionTimeline transactions = timeline ? new TransactionTimeline() : null;
-                long recorded = produce(schema, 4, scale.fixedSeconds, scale.fixedRate, null, true, transactions);
+                CommitTimes commits = new CommitTimes(scale.fixedSeconds * scale.fixedRate + 4);
+                long recorded = produce(schema, 4, scale.fixedSeconds, scale.fixedRate, null, true, transactions, commits);
                 boolean drained = tryAwaitCompleted(schema, recorded, Duration.ofSeconds(60));
                 p.sample();
                 p.stopWorker();
-                long[] handled = BenchWorker.readLatencies(topology.latencyFile); // in the order the handlers started
+                BenchWorker.Handled read = BenchWorker.readLatencies(topology.latencyFile); // in the order the handlers started
+                long[] handled = commits.fromCommitMicros(read.sequences(), read.fromMadeMicros());
                 long[] latencies = Stats.sorted(handled);
                 if (timeline) { // the latency second by second, at the offered rate: the warm-up, then whether it drifts
                     for (int from = 0; from < handled.length; from += scale.fixedRate) {
@@ -388,6 +390,10 @@ public final class Bench {
                 long completed = schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
                 put(name, "% completed within 60 s after the producers stopped", 100.0 * completed / recorded);
                 latencyColumns(name, "commit→handler start", latencies);
+                // from when the event was made, before its transaction: what this scenario measured before 2026-12-03
+                long[] fromMade = Stats.sorted(read.fromMadeMicros());
+                put(name, "made→handler start p50 ms", Stats.percentile(fromMade, 50) / 1000.0);
+                put(name, "made→handler start p99 ms", Stats.percentile(fromMade, 99) / 1000.0);
                 // the tail without the first 10 s of handled events: what is left once relay and worker are compiled
                 int warm = Math.min(handled.length, scale.fixedRate * WARM_UP_SECONDS);
                 if (warm < handled.length) {
@@ -626,13 +632,16 @@ public final class Bench {
     /** With {@code notifications} false, the producers' outbox sends no NOTIFY. */
     private long produce(Schema schema, int threads, int seconds, int rate,
             java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest, boolean notifications) throws Exception {
-        return produce(schema, threads, seconds, rate, longest, notifications, null);
+        return produce(schema, threads, seconds, rate, longest, notifications, null, null);
     }
 
-    /** With {@code transactions}, also each transaction's duration by the second it began in. */
+    /**
+     * With {@code transactions}, also each transaction's duration by the second it began in; with
+     * {@code commits}, when each event's transaction came to its commit.
+     */
     private long produce(Schema schema, int threads, int seconds, int rate,
             java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest, boolean notifications,
-            @org.jspecify.annotations.Nullable TransactionTimeline transactions) throws Exception {
+            @org.jspecify.annotations.Nullable TransactionTimeline transactions, @org.jspecify.annotations.Nullable CommitTimes commits) throws Exception {
         Outbox.Builder builder = Outbox.builder().tables(schema.tables).notifications(notifications).notifyInterval(notifyInterval);
         PrometheusMeterRegistry registry = metrics ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
         java.util.concurrent.ScheduledExecutorService scraper = registry == null ? null : Executors.newSingleThreadScheduledExecutor();
@@ -666,7 +675,12 @@ public final class Bench {
                     }
                     BenchEvent event = BenchEvent.next(seq);
                     long txStart = System.nanoTime();
-                    dsl.transaction(tx -> outbox.record(tx.dsl(), event));
+                    dsl.transaction(tx -> {
+                        outbox.record(tx.dsl(), event);
+                        if (commits != null) { // what is left is the COMMIT
+                            commits.set(event.sequence(), event.recordedAtMicros(), BenchEvent.nowMicros());
+                        }
+                    });
                     long txNanos = System.nanoTime() - txStart;
                     if (longest != null) {
                         longest.accumulate(txNanos);

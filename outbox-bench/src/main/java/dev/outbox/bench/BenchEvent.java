@@ -12,7 +12,12 @@ public record BenchEvent(long sequence, long recordedAtMicros, String customer, 
     static final String NOTE = "x".repeat(200);
 
     static BenchEvent next(long sequence) {
+        return new BenchEvent(sequence, nowMicros(), "customer-" + (sequence % 1000), NOTE);
+    }
+
+    /** The wall clock in microseconds since the epoch, as every process of a run reads it. */
+    static long nowMicros() {
         java.time.Instant now = java.time.Instant.now();
-        return new BenchEvent(sequence, now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000, "customer-" + (sequence % 1000), NOTE);
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
     }
 }

@@ -11,7 +11,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -24,7 +23,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class BenchWorker {
 
     static final String READY = "bench worker ready";
-    private static final int MAX_SAMPLES = 2_000_000;
+    /** The handled events whose latency is kept (two arrays of this length: 12 MB of the worker's heap). */
+    private static final int MAX_SAMPLES = 1_000_000;
 
     private BenchWorker() {}
 
@@ -39,6 +39,7 @@ public final class BenchWorker {
         config.setPoolName("bench-worker");
         HikariDataSource dataSource = new HikariDataSource(config);
         AtomicLongArray latencies = new AtomicLongArray(MAX_SAMPLES);
+        java.util.concurrent.atomic.AtomicIntegerArray sequences = new java.util.concurrent.atomic.AtomicIntegerArray(MAX_SAMPLES);
         AtomicInteger count = new AtomicInteger();
         OutboxWorker.Builder builder = OutboxWorker.builder();
         java.util.concurrent.ScheduledExecutorService scraper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
@@ -58,11 +59,11 @@ public final class BenchWorker {
                 .tables(OutboxTables.defaults().withSchema(env("OUTBOX_SCHEMA")))
                 .queue(queue, 8, 500)
                 .handler("bench-job", BenchEvent.class, (event, context) -> {
-                    Instant now = Instant.now();
-                    long micros = now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000 - event.recordedAtMicros();
+                    long micros = BenchEvent.nowMicros() - event.recordedAtMicros();
                     int i = count.getAndIncrement();
                     if (i < MAX_SAMPLES) {
                         latencies.set(i, micros);
+                        sequences.set(i, Math.toIntExact(event.sequence()));
                     }
                 })
                 .shutdownHook(false)
@@ -70,7 +71,7 @@ public final class BenchWorker {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             worker.close();
-            writeLatencies(latencyFile, latencies, Math.min(count.get(), MAX_SAMPLES));
+            writeLatencies(latencyFile, sequences, latencies, Math.min(count.get(), MAX_SAMPLES));
             dataSource.close();
             stopped.countDown();
         }, "bench-worker-stop"));
@@ -80,10 +81,14 @@ public final class BenchWorker {
         stopped.await();
     }
 
-    private static void writeLatencies(Path file, AtomicLongArray latencies, int n) {
+    /** Each handled event, in the order the handlers started: its sequence and its latency from when it was made. */
+    record Handled(long[] sequences, long[] fromMadeMicros) {}
+
+    private static void writeLatencies(Path file, java.util.concurrent.atomic.AtomicIntegerArray sequences, AtomicLongArray latencies, int n) {
         try (DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(Files.newOutputStream(file)))) {
             out.writeInt(n);
             for (int i = 0; i < n; i++) {
+                out.writeInt(sequences.get(i));
                 out.writeLong(latencies.get(i));
             }
         } catch (IOException e) {
@@ -91,13 +96,16 @@ public final class BenchWorker {
         }
     }
 
-    static long[] readLatencies(Path file) throws IOException {
+    static Handled readLatencies(Path file) throws IOException {
         try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(file)))) {
-            long[] values = new long[in.readInt()];
-            for (int i = 0; i < values.length; i++) {
-                values[i] = in.readLong();
+            int n = in.readInt();
+            long[] sequences = new long[n];
+            long[] latencies = new long[n];
+            for (int i = 0; i < n; i++) {
+                sequences[i] = in.readInt();
+                latencies[i] = in.readLong();
             }
-            return values;
+            return new Handled(sequences, latencies);
         }
     }
 

@@ -9,8 +9,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The producers' transactions (the {@code record} and its commit) by the second of the run they
- * began in, for {@code --timeline}: the latency S4 measures starts when an event is made, before its
- * transaction, so a slow transaction (a producer still compiling) is part of it.
+ * began in, for {@code --timeline}: S4's commit→handler start leaves out all of a transaction but its
+ * commit ({@link CommitTimes}), its made→handler start includes all of it, so a slow transaction (a
+ * producer still compiling) shows here, and in the second figure.
  */
 final class TransactionTimeline {
 
