@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -69,9 +70,15 @@ public final class Bench {
     private final Path workDir;
     /**
      * {@code --timeline}: S4 prints its commit→handler start second by second and its producers' transactions by the second they
-     * began in, S2 its commit→completed by the second of the commit.
+     * began in, and the stages of its latency ({@link Stages}); S2 its commit→completed by the second of the commit.
      */
-    private boolean timeline;
+    boolean timeline;
+    /**
+     * {@code --cold-producers}: S4's producers start their schedule in a JVM that has not recorded an
+     * event yet (as S4 ran before 2026-12-03), instead of after {@link #producerWarmUpSeconds} of the
+     * same producers in a schema of their own.
+     */
+    private boolean coldProducers;
     /** {@code --threads}: each scenario prints the CPU seconds of relay and worker by thread (compilers, pass, lookups ...). */
     private boolean threads;
     private final TestPostgres pg = TestPostgres.get();
@@ -150,6 +157,7 @@ public final class Bench {
         Integer backlog = null;
         boolean timeline = false;
         boolean threads = false;
+        boolean coldProducers = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--jfr" -> jfrDir = Path.of(args[++i]).toAbsolutePath();
@@ -162,9 +170,10 @@ public final class Bench {
                 case "--backlog" -> backlog = positive("--backlog", args[++i]);
                 case "--timeline" -> timeline = true;
                 case "--threads" -> threads = true;
+                case "--cold-producers" -> coldProducers = true;
                 default -> {
                     System.err.println("usage: bench [--runs N] [--scenarios " + String.join(",", DEFAULT_SCENARIOS) + "] [--smoke]"
-                            + " [--backlog EVENTS] [--timeline] [--threads] [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"] [--relay-jvm \"OPTIONS\"]");
+                            + " [--backlog EVENTS] [--timeline] [--threads] [--cold-producers] [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"] [--relay-jvm \"OPTIONS\"]");
                     System.exit(2);
                 }
             }
@@ -177,6 +186,7 @@ public final class Bench {
         bench.relayJvm = relayJvm;
         bench.timeline = timeline;
         bench.threads = threads;
+        bench.coldProducers = coldProducers;
         if (jfrDir != null) {
             Files.createDirectories(jfrDir);
             bench.jfrDir = jfrDir;
@@ -359,12 +369,24 @@ public final class Bench {
      * S4: a fixed offered rate; commit→handler-start latency with LISTEN/NOTIFY and with polling only.
      * When the pipeline cannot keep up, that is the result: the share completed within a minute
      * after the producers stop is reported, and the latencies are those of the handled events.
+     *
+     * <p>The producers stand for an application that has been recording for a while: before relay and
+     * worker start, they run their schedule for {@link #producerWarmUpSeconds} in a schema of their own
+     * that nothing reads (unless {@code --cold-producers}). A producer that is late catches up at once,
+     * so a cold one offered the pipeline a fraction of the rate in its first seconds and then a burst
+     * above it (at 1,000/s: 25 events in second 0, then 1,200–1,580 a second until second 8). Relay and
+     * worker still start cold, as a user starts them, when the producers start.
      */
     private void fixedRate() throws Exception {
         // how often the producers notify changes nothing for a relay that only polls
         boolean every = notifyInterval.isZero();
         for (boolean pollOnly : every ? new boolean[] {false} : new boolean[] {false, true}) {
             String name = (every ? "S4-EVERY" : "S4") + (pollOnly ? " poll-only" : " LISTEN/NOTIFY");
+            if (!coldProducers) {
+                try (Schema warm = Schema.create(pg)) {
+                    produce(warm, 4, producerWarmUpSeconds(), scale.fixedRate);
+                }
+            }
             try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
                     Processes p = Processes.start(this, schema, topology, pollOnly)) {
                 TransactionTimeline transactions = timeline ? new TransactionTimeline() : null;
@@ -384,6 +406,7 @@ public final class Bench {
                     if (transactions != null) { // the producers' own share of the latency: their transactions
                         transactions.lines(name).forEach(System.out::println);
                     }
+                    stages(schema, read, commits).lines(name, scale.fixedRate).forEach(System.out::println);
                 }
                 put(name, "events/s offered", (double) scale.fixedRate);
                 put(name, "events/s recorded", recorded / (double) scale.fixedSeconds);
@@ -408,6 +431,42 @@ public final class Bench {
                 }
             }
         }
+    }
+
+    /**
+     * Each handled event's {@link Stages}: its commit from {@code commits}, the relay's T1 and T2 times
+     * from its delivery ({@code created_at}, {@code dispatched_at}), its handler's start from
+     * {@code handled}.
+     */
+    private static Stages stages(Schema schema, BenchWorker.Handled handled, CommitTimes commits) {
+        Map<Long, long[]> bySequence = new HashMap<>(); // made, T1, T2 (µs since the epoch)
+        org.jooq.Field<Long> sequence = DSL.field("({0} ->> 'sequence')::bigint", Long.class, OUTBOX_EVENTS.PAYLOAD);
+        org.jooq.Field<Long> made = DSL.field("({0} ->> 'recordedAtMicros')::bigint", Long.class, OUTBOX_EVENTS.PAYLOAD);
+        org.jooq.Field<Long> routed = DSL.field("(extract(epoch from {0}) * 1000000)::bigint", Long.class, OUTBOX_DELIVERIES.CREATED_AT);
+        org.jooq.Field<Long> claimed = DSL.field("(extract(epoch from {0}) * 1000000)::bigint", Long.class, OUTBOX_DELIVERIES.DISPATCHED_AT);
+        schema.dsl().select(sequence, made, routed, claimed)
+                .from(OUTBOX_DELIVERIES).join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
+                .forEach(r -> bySequence.put(r.value1(), new long[] {r.value2(), r.value3(), r.value4()}));
+        int n = handled.sequences().length;
+        long[] toRouted = new long[n];
+        long[] toClaimed = new long[n];
+        long[] toHandler = new long[n];
+        for (int i = 0; i < n; i++) {
+            long[] times = bySequence.get(handled.sequences()[i]);
+            if (times == null) {
+                throw new IllegalStateException("handled event " + handled.sequences()[i] + " has no delivery");
+            }
+            long commit = times[0] + commits.madeToCommitMicros(handled.sequences()[i]);
+            toRouted[i] = times[1] - commit;
+            toClaimed[i] = times[2] - times[1];
+            toHandler[i] = times[0] + handled.fromMadeMicros()[i] - times[2];
+        }
+        return new Stages(toRouted, toClaimed, toHandler);
+    }
+
+    /** How long S4's producers run before they produce for the pipeline: 3 s of a full run's 60. */
+    private int producerWarmUpSeconds() {
+        return Math.max(1, scale.fixedSeconds / 20);
     }
 
     /** S4 also gives its p99 without the events handled in this many first seconds (at the offered rate). */

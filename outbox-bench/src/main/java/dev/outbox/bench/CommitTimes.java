@@ -34,6 +34,11 @@ final class CommitTimes {
         madeToCommitMicros[(int) sequence] = Math.max(0, commitMicros - madeMicros);
     }
 
+    /** How long after it was made the event with {@code sequence} came to its commit, or -1 if it has no commit time. */
+    long madeToCommitMicros(long sequence) {
+        return sequence >= 0 && sequence < madeToCommitMicros.length ? madeToCommitMicros[(int) sequence] : UNSET;
+    }
+
     /**
      * Each handled event's latency from its commit, in the order given:
      * {@code fromMadeMicros[i]} less the time event {@code sequences[i]} took from made to commit.
@@ -48,7 +53,7 @@ final class CommitTimes {
         long[] latencies = new long[sequences.length];
         for (int i = 0; i < sequences.length; i++) {
             long sequence = sequences[i];
-            long toCommit = sequence >= 0 && sequence < madeToCommitMicros.length ? madeToCommitMicros[(int) sequence] : UNSET;
+            long toCommit = madeToCommitMicros(sequence);
             if (toCommit == UNSET) {
                 throw new IllegalStateException("handled event " + sequence + " has no commit time");
             }

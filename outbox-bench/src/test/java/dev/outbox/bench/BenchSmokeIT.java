@@ -42,6 +42,27 @@ class BenchSmokeIT {
     }
 
     @Test
+    void theFixedRateScenarioPrintsItsTimelineFromEachCommitAndByStage() throws Exception {
+        Bench bench = new Bench(Bench.Scale.SMOKE, dir);
+        bench.timeline = true;
+        java.io.PrintStream out = System.out;
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            bench.run("S4"); // throws when a handled event has no commit time or no delivery
+        } finally {
+            System.setOut(out);
+        }
+        String lines = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
+        out.print(lines);
+        for (String name : List.of("S4 LISTEN/NOTIFY", "S4 poll-only")) {
+            assertThat(lines).contains(name + " second 0: p50 ", name + " producers second 0: ",
+                    name + " stages second 0: commit→T1 p50 ");
+            assertThat(bench.results().get(name)).containsKeys("commit→handler start p99 ms", "made→handler start p99 ms");
+        }
+    }
+
+    @Test
     void theHeadersScenarioGivesTheBrokersCpuPerMessageOfEachKindOfMessage() throws Exception {
         Bench bench = new Bench(Bench.Scale.SMOKE, dir);
         bench.run("AMQP-HEADERS"); // throws when a message did not come back
