@@ -1,0 +1,80 @@
+package dev.outbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outbox.api.Outbox;
+import dev.outbox.testing.MutableClock;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A recording that sends no NOTIFY (one was sent less than the notify interval before it) and whose
+ * transaction commits after the pass that NOTIFY started: a listening relay finds it soon after, not
+ * after its sleep.
+ */
+class QuietRecordingIT {
+
+    @RegisterExtension
+    static final RelayFixture fixture = new RelayFixture();
+
+    /** Channels are database-wide: one of this test alone, so that no other relay's producers wake this one. */
+    final String channel = "outbox_quiet_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+
+    @Test
+    void aQuietRecordingThatCommitsAfterTheNotifiedPassIsRoutedWithinASecond() throws Exception {
+        MutableClock producerClock = MutableClock.startingNow(); // the recordings' notify interval: still within it unless moved
+        Outbox outbox = Outbox.builder().tables(fixture.db.tables()).notifyChannel(channel).clock(producerClock).build();
+        Routes routes = Routes.builder()
+                .route("order.placed", Route.job("confirm", fixture.queue("quiet"), List.of(), Duration.ofSeconds(60)))
+                .build();
+        // a sleep far longer than the test waits: only a wake-up or a re-read can route in time
+        fixture.closeAfterEach(fixture.relay().routes(routes).notifyChannel(channel).sleep(Duration.ofSeconds(60)).build().start());
+
+        UUID first = recordAndCommit(outbox, 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> fixture.tables().event(first).getRoutedAt() != null);
+        await().atMost(Duration.ofSeconds(10)).until(this::relayListens); // a NOTIFY before the LISTEN would reach no one
+
+        producerClock.advance(Duration.ofSeconds(1)); // the interval is over: the next recording notifies
+        try (Connection a = fixture.db.dataSource().getConnection(); Connection b = fixture.db.dataSource().getConnection()) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            UUID notifying = outbox.record(dsl(a), new Events.OrderPlaced(2, BigDecimal.ONE));
+            UUID quiet = outbox.record(dsl(b), new Events.OrderPlaced(3, BigDecimal.ONE)); // within the interval: no NOTIFY
+            a.commit();
+            await().atMost(Duration.ofSeconds(10)).until(() -> fixture.tables().event(notifying).getRoutedAt() != null);
+            Thread.sleep(200); // the pass that NOTIFY started has ended, and the relay waits again
+            assertThat(fixture.tables().dsl().fetchCount(dev.outbox.schema.Tables.OUTBOX_EVENTS,
+                    dev.outbox.schema.Tables.OUTBOX_EVENTS.ID.eq(quiet))).as("not committed yet").isZero();
+            b.commit();
+
+            await().atMost(Duration.ofSeconds(2)).until(() -> fixture.tables().event(quiet).getRoutedAt() != null);
+        }
+    }
+
+    private boolean relayListens() {
+        return fixture.tables().dsl().fetchExists(DSL.selectOne().from("pg_stat_activity")
+                .where("datname = current_database() and query = {0}", DSL.inline("LISTEN \"" + channel + "\"")));
+    }
+
+    private UUID recordAndCommit(Outbox outbox, long orderId) throws Exception {
+        try (Connection c = fixture.db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            UUID id = outbox.record(dsl(c), new Events.OrderPlaced(orderId, BigDecimal.ONE));
+            c.commit();
+            return id;
+        }
+    }
+
+    private static DSLContext dsl(Connection c) {
+        return DSL.using(c, SQLDialect.POSTGRES);
+    }
+}
