@@ -219,6 +219,7 @@ public final class Bench {
             case "S2-METRICS" -> withMetrics(() -> liveProducers(false, "S2-METRICS"));
             case "S3" -> liveProducers(true, "S3");
             case "S4" -> fixedRate();
+            case "Q1" -> quietRecordings();
             case "S5" -> recordingAlone();
             case "R1" -> recordingOneByOne(true);
             case "R1-QUIET" -> recordingOneByOne(false);
@@ -467,6 +468,58 @@ public final class Bench {
     /** How long S4's producers run before they produce for the pipeline: 3 s of a full run's 60. */
     private int producerWarmUpSeconds() {
         return Math.max(1, scale.fixedSeconds / 20);
+    }
+
+    /** Q1: how long the second transaction of a pair goes on after its {@code record}, before it commits. */
+    static final int QUIET_COMMIT_DELAY_MILLIS = 20;
+
+    /**
+     * Q1 (not a default scenario): sparse traffic whose recordings skip their NOTIFY. Once a second
+     * two transactions record an event each, the second right after the first, so within the
+     * producers' notify interval: it sends no NOTIFY. The first commits; the second commits
+     * {@value #QUIET_COMMIT_DELAY_MILLIS} ms later, after the pass the first one's NOTIFY started, and
+     * no later NOTIFY comes for it until the next pair. Reports commit→handler start of the notifying
+     * and of the quiet events apart ({@code liveSeconds} pairs, LISTEN/NOTIFY, relay sleep 1 s).
+     */
+    private void quietRecordings() throws Exception {
+        try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
+                Processes p = Processes.start(this, schema, topology, false)) {
+            Outbox outbox = Outbox.builder().tables(schema.tables).notifyInterval(notifyInterval).build();
+            int pairs = scale.liveSeconds;
+            CommitTimes commits = new CommitTimes(2 * pairs);
+            long start = System.nanoTime();
+            for (int i = 0; i < pairs; i++) {
+                java.util.concurrent.locks.LockSupport.parkNanos(start + i * 1_000_000_000L - System.nanoTime());
+                try (java.sql.Connection first = schema.dataSource.getConnection(); java.sql.Connection second = schema.dataSource.getConnection()) {
+                    first.setAutoCommit(false);
+                    second.setAutoCommit(false);
+                    BenchEvent notifying = BenchEvent.next(2L * i);
+                    BenchEvent quiet = BenchEvent.next(2L * i + 1);
+                    outbox.record(DSL.using(first, SQLDialect.POSTGRES), notifying);
+                    outbox.record(DSL.using(second, SQLDialect.POSTGRES), quiet);
+                    commits.set(notifying.sequence(), notifying.recordedAtMicros(), BenchEvent.nowMicros());
+                    first.commit();
+                    Thread.sleep(QUIET_COMMIT_DELAY_MILLIS);
+                    commits.set(quiet.sequence(), quiet.recordedAtMicros(), BenchEvent.nowMicros());
+                    second.commit();
+                }
+            }
+            long recorded = 2L * pairs;
+            awaitCompleted(schema, recorded, Duration.ofSeconds(60));
+            p.sample();
+            p.stopWorker();
+            BenchWorker.Handled read = BenchWorker.readLatencies(topology.latencyFile);
+            long[] fromCommit = commits.fromCommitMicros(read.sequences(), read.fromMadeMicros());
+            List<Long> notifying = new ArrayList<>();
+            List<Long> quiet = new ArrayList<>();
+            for (int i = 0; i < fromCommit.length; i++) {
+                (read.sequences()[i] % 2 == 0 ? notifying : quiet).add(fromCommit[i]);
+            }
+            latencyColumns("Q1", "notifying: commit→handler start", Stats.sorted(notifying.stream().mapToLong(Long::longValue).toArray()));
+            latencyColumns("Q1", "quiet, committed " + QUIET_COMMIT_DELAY_MILLIS + " ms later: commit→handler start", Stats.sorted(quiet.stream().mapToLong(Long::longValue).toArray()));
+            p.report("Q1", recorded);
+            verifyExactlyOnce(schema, recorded);
+        }
     }
 
     /** S4 also gives its p99 without the events handled in this many first seconds (at the offered rate). */

@@ -63,6 +63,14 @@ class BenchSmokeIT {
     }
 
     @Test
+    void theQuietRecordingsScenarioReportsNotifyingAndQuietEventsApart() throws Exception {
+        Bench bench = new Bench(Bench.Scale.SMOKE, dir);
+        bench.run("Q1"); // throws when a delivery was lost, duplicated or not completed within 60 s
+        assertThat(bench.results().get("Q1")).containsKeys("notifying: commit→handler start p99 ms",
+                "quiet, committed " + Bench.QUIET_COMMIT_DELAY_MILLIS + " ms later: commit→handler start p99 ms");
+    }
+
+    @Test
     void theHeadersScenarioGivesTheBrokersCpuPerMessageOfEachKindOfMessage() throws Exception {
         Bench bench = new Bench(Bench.Scale.SMOKE, dir);
         bench.run("AMQP-HEADERS"); // throws when a message did not come back
