@@ -91,7 +91,10 @@ public final class OutboxRelay implements AutoCloseable {
 
     /**
      * Runs passes in the calling thread until {@link #stop()} (or {@link #close()}): after a pass
-     * that found nothing to do, waits for a notification of new events or the sleep. The current pass
+     * that found nothing to do, waits for a notification of new events or the sleep; while it listens,
+     * the wait after a pass that found work is 10 ms, and doubles with each pass that finds nothing
+     * until it is the sleep, so that an event whose recording skipped its NOTIFY (the producers'
+     * notify interval) and committed after the pass is not left for the sleep. The current pass
      * finishes before this returns. An outage of the database or the broker does not end it: it is
      * logged once, the pass is tried again with a capped backoff (100 ms doubling up to the sleep, at
      * most 30 s), and the recovery is logged.
