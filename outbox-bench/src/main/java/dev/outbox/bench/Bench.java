@@ -407,7 +407,7 @@ public final class Bench {
                     if (transactions != null) { // the producers' own share of the latency: their transactions
                         transactions.lines(name).forEach(System.out::println);
                     }
-                    stages(schema, read, commits).lines(name, scale.fixedRate).forEach(System.out::println);
+                    stages(schema, read, handled).lines(name, scale.fixedRate).forEach(System.out::println);
                 }
                 put(name, "events/s offered", (double) scale.fixedRate);
                 put(name, "events/s recorded", recorded / (double) scale.fixedSeconds);
@@ -435,11 +435,11 @@ public final class Bench {
     }
 
     /**
-     * Each handled event's {@link Stages}: its commit from {@code commits}, the relay's T1 and T2 times
-     * from its delivery ({@code created_at}, {@code dispatched_at}), its handler's start from
-     * {@code handled}.
+     * Each handled event's {@link Stages}: its handler's start from when it was made ({@code handled})
+     * and its commit from that start less {@code fromCommit} (the same events' commit→handler start),
+     * the relay's T1 and T2 times from its delivery ({@code created_at}, {@code dispatched_at}).
      */
-    private static Stages stages(Schema schema, BenchWorker.Handled handled, CommitTimes commits) {
+    private static Stages stages(Schema schema, BenchWorker.Handled handled, long[] fromCommit) {
         Map<Long, long[]> bySequence = new HashMap<>(); // made, T1, T2 (µs since the epoch)
         org.jooq.Field<Long> sequence = DSL.field("({0} ->> 'sequence')::bigint", Long.class, OUTBOX_EVENTS.PAYLOAD);
         org.jooq.Field<Long> made = DSL.field("({0} ->> 'recordedAtMicros')::bigint", Long.class, OUTBOX_EVENTS.PAYLOAD);
@@ -457,10 +457,10 @@ public final class Bench {
             if (times == null) {
                 throw new IllegalStateException("handled event " + handled.sequences()[i] + " has no delivery");
             }
-            long commit = times[0] + commits.madeToCommitMicros(handled.sequences()[i]);
-            toRouted[i] = times[1] - commit;
+            long start = times[0] + handled.fromMadeMicros()[i];
+            toRouted[i] = times[1] - (start - fromCommit[i]);
             toClaimed[i] = times[2] - times[1];
-            toHandler[i] = times[0] + handled.fromMadeMicros()[i] - times[2];
+            toHandler[i] = start - times[2];
         }
         return new Stages(toRouted, toClaimed, toHandler);
     }

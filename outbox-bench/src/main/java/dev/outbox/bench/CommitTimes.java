@@ -35,7 +35,7 @@ final class CommitTimes {
     }
 
     /** How long after it was made the event with {@code sequence} came to its commit, or -1 if it has no commit time. */
-    long madeToCommitMicros(long sequence) {
+    private long madeToCommitMicros(long sequence) {
         return sequence >= 0 && sequence < madeToCommitMicros.length ? madeToCommitMicros[(int) sequence] : UNSET;
     }
 
