@@ -91,10 +91,11 @@ public final class OutboxRelay implements AutoCloseable {
 
     /**
      * Runs passes in the calling thread until {@link #stop()} (or {@link #close()}): after a pass
-     * that found nothing to do, waits for a notification of new events or the sleep; while it listens,
-     * the wait after a pass that found work is 10 ms, and doubles with each pass that finds nothing
-     * until it is the sleep, so that an event whose recording skipped its NOTIFY (the producers'
-     * notify interval) and committed after the pass is not left for the sleep. The current pass
+     * that found nothing to do, waits for a notification of new events or the sleep; the wait after a
+     * pass that found work is 10 ms, and doubles with each pass that finds nothing until it is the
+     * sleep, so that an event whose recording skipped its NOTIFY (the producers' notify interval) and
+     * committed after the pass is not left for the sleep, nor are the events a polling loop's next
+     * look finds. The current pass
      * finishes before this returns. An outage of the database or the broker does not end it: it is
      * logged once, the pass is tried again with a capped backoff (100 ms doubling up to the sleep, at
      * most 30 s), and the recovery is logged.
@@ -266,7 +267,8 @@ public final class OutboxRelay implements AutoCloseable {
 
         /**
          * Whether a looping relay LISTENs on {@link #notifyChannel(String)} to wake up early; with false it
-         * only polls every {@link #sleep(Duration)} (for connection poolers in transaction mode). Default
+         * only polls (for connection poolers in transaction mode): every {@link #sleep(Duration)} when idle,
+         * sooner after a pass that found work ({@link #runLoop()}). Default
          * true; the recording side's {@code Outbox.Builder.notifications(boolean)} is the other end.
          */
         public Builder notifications(boolean notifications) {

@@ -5,6 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.Outbox;
 import dev.outbox.testing.MutableClock;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.time.Duration;
@@ -19,7 +22,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A recording that sends no NOTIFY (one was sent less than the notify interval before it) and whose
  * transaction commits after the pass that NOTIFY started: a listening relay finds it soon after, not
- * after its sleep.
+ * after its sleep. So does a relay that only polls, for an event committed soon after a pass that
+ * found work.
  */
 class QuietRecordingIT {
 
@@ -58,6 +62,30 @@ class QuietRecordingIT {
 
             await().atMost(Duration.ofSeconds(2)).until(() -> fixture.tables().event(quiet).getRoutedAt() != null);
         }
+    }
+
+    @Test
+    void aPollingRelayLooksAgainSoonAfterAPassThatFoundWork() throws Exception {
+        Outbox outbox = Outbox.builder().tables(fixture.db.tables()).notifications(false).build();
+        Routes routes = Routes.builder()
+                .route("order.placed", Route.job("confirm", fixture.queue("polled"), List.of(), Duration.ofSeconds(60)))
+                .build();
+        MeterRegistry registry = new SimpleMeterRegistry();
+        UUID first = recordAndCommit(outbox, 1);
+        // polling only, with a sleep far longer than the test waits: only a look soon after the busy passes routes in time
+        fixture.closeAfterEach(fixture.relay().routes(routes).notifications(false).sleep(Duration.ofSeconds(60)).meterRegistry(registry)
+                .build().start());
+        await().atMost(Duration.ofSeconds(10)).until(() -> fixture.tables().event(first).getRoutedAt() != null);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(2)).until(() -> passes(registry, "idle") > 0);
+
+        UUID next = recordAndCommit(outbox, 2); // committed while the loop waits after the passes that found work
+
+        await().atMost(Duration.ofSeconds(2)).until(() -> fixture.tables().event(next).getRoutedAt() != null);
+    }
+
+    private static long passes(MeterRegistry registry, String outcome) {
+        Timer passes = registry.find("outbox.relay.pass").tag("outcome", outcome).timer();
+        return passes == null ? 0 : passes.count();
     }
 
     private boolean relayListens() {

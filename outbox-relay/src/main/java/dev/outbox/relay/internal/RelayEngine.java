@@ -67,14 +67,15 @@ public final class RelayEngine implements AutoCloseable {
      */
     static final Duration MAX_SWEEP_INTERVAL = Duration.ofSeconds(1);
     /**
-     * How long a listening loop first waits after a pass that found work, before it looks again
-     * without a notification; each idle look doubles it, until it reaches the sleep. A recording sends
-     * no NOTIFY when another was sent less than its notify interval before (5 ms by default), and
-     * counts on the pass that NOTIFY starts; when its own transaction commits after that pass has
-     * read, no notification is left to wake the relay for it, and it would wait for the sleep. Looking
-     * again 10, 20, 40 ... ms after the last busy pass finds it within about twice the time its
+     * How long a loop first waits after a pass that found work, before it looks again without a
+     * notification; each idle look doubles it, until it reaches the sleep. A polling loop (no LISTEN,
+     * or its LISTEN connection lost) would otherwise wait the whole sleep after the first pass that
+     * finds nothing, while events keep coming. A listening one would leave an event whose recording
+     * sent no NOTIFY (another was sent less than its notify interval before, 5 ms by default) for the
+     * sleep when its transaction commits after the pass that NOTIFY started has read. Looking again
+     * 10, 20, 40 ... ms after the last busy pass finds such events within about twice the time their
      * commit came after that pass: a few idle passes after each burst (seven with the default sleep
-     * of 1 s), none while notifications keep coming.
+     * of 1 s), none while passes find work or notifications keep coming.
      */
     static final Duration FIRST_FOLLOW_UP = Duration.ofMillis(10);
 
@@ -314,10 +315,10 @@ public final class RelayEngine implements AutoCloseable {
 
     /**
      * Runs passes until {@code stopped} turns true; after a pass that found nothing to do it waits for
-     * a notification or the sleep (while it listens, shorter waits first after a busy pass:
-     * {@link #FIRST_FOLLOW_UP}). An outage of the database or the broker is logged once and the pass
-     * is tried again after a backoff (100 ms doubling up to the sleep, at most 30 s), until it goes
-     * through; the recovery is logged with the outage's length.
+     * a notification or the sleep (shorter waits first after a busy pass: {@link #FIRST_FOLLOW_UP}).
+     * An outage of the database or the broker is logged once and the pass is tried again after a
+     * backoff (100 ms doubling up to the sleep, at most 30 s), until it goes through; the recovery is
+     * logged with the outage's length.
      *
      * @throws RelayException when the database fails for good (a missing table, a refused login ...)
      */
@@ -338,7 +339,7 @@ public final class RelayEngine implements AutoCloseable {
                         followUps.busy();
                         continue;
                     }
-                    wakeups.await(followUps.next(wakeups.listening()), stopped);
+                    wakeups.await(followUps.next(), stopped);
                 } catch (DatabaseUnavailableException e) {
                     Wakeups.pause(database.failed(e.getMessage()), stopped);
                 } catch (BrokerUnavailableException e) {
@@ -354,11 +355,7 @@ public final class RelayEngine implements AutoCloseable {
         }
     }
 
-    /**
-     * The waits of a loop after its idle passes: {@code first} after a busy pass, doubling with each
-     * idle pass up to {@code sleep}; the sleep alone when the loop does not listen (polling only, or
-     * its LISTEN connection lost), since its waits then end with the sleep, never with a notification.
-     */
+    /** The waits of a loop after its idle passes: {@code first} after a busy pass, doubling with each idle pass up to {@code sleep}. */
     static final class FollowUps {
         private final Duration first;
         private final Duration sleep;
@@ -375,9 +372,9 @@ public final class RelayEngine implements AutoCloseable {
         }
 
         /** How long to wait after an idle pass. */
-        Duration next(boolean listening) {
+        Duration next() {
             Duration wait = next;
-            if (wait == null || !listening || wait.compareTo(sleep) >= 0) {
+            if (wait == null || wait.compareTo(sleep) >= 0) {
                 next = null;
                 return sleep;
             }

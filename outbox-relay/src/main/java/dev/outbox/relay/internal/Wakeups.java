@@ -44,11 +44,6 @@ final class Wakeups implements AutoCloseable {
         this.lingerMillis = linger.toMillis();
     }
 
-    /** True while a LISTEN connection is open. */
-    boolean listening() {
-        return connection != null;
-    }
-
     /** Tries the LISTEN connection again at the next wait, without waiting for the backoff (the database answers again). */
     void relistenNow() {
         retryAtNanos = System.nanoTime();
