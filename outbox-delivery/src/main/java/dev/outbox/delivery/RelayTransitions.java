@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.jooq.DSLContext;
@@ -75,6 +76,8 @@ public final class RelayTransitions {
     private final DeliveryTransitions shared;
     private final IdGenerator ids = IdGenerator.uuidV7();
     private final RouteSnapshot snapshot;
+    /** The event types that have routes: {@link #workWaiting}'s events. */
+    private final String[] routedTypes;
     private volatile @Nullable Statements rendered;
 
     public RelayTransitions(OutboxTables tables, RouteTable routes, Clock clock) {
@@ -82,6 +85,8 @@ public final class RelayTransitions {
         this.routes = routes;
         this.shared = new DeliveryTransitions(tables, clock);
         this.snapshot = new RouteSnapshot(routes);
+        this.routedTypes = routes.byEventType().entrySet().stream().filter(e -> !e.getValue().isEmpty()).map(Map.Entry::getKey)
+                .toArray(String[]::new);
     }
 
     /**
@@ -159,7 +164,7 @@ public final class RelayTransitions {
 
     /** The hot statements, rendered once for this instance's tables (the first transaction's settings). */
     private record Statements(RenderedStatement candidates, RenderedStatement candidatesAfter, RenderedStatement route,
-            RenderedStatement claim, RenderedStatement claimJobs, RenderedStatement timeOut) {}
+            RenderedStatement claim, RenderedStatement claimJobs, RenderedStatement timeOut, RenderedStatement workWaiting) {}
 
     private Statements statements(DSLContext tx) {
         Statements statements = rendered;
@@ -257,7 +262,28 @@ public final class RelayTransitions {
                 .limit(limit)
                 .forUpdate()
                 .skipLocked()))), now, limit).after(INDEX_SCANS_ONLY);
-        return new Statements(candidates, candidatesAfter, route, claim, claimJobs, timeOut);
+        Param<String[]> routedTypes = DSL.param("routed_types", SQLDataType.VARCHAR.array());
+        RenderedStatement workWaiting = RenderedStatement.of(ctx, ctx.select(DSL.field(DSL.exists(DSL.selectOne()
+                                .from(OUTBOX_EVENTS)
+                                .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
+                                .and(OUTBOX_EVENTS.EVENT_TYPE.eq(DSL.any(routedTypes))))
+                        .or(DSL.exists(DSL.selectOne()
+                                .from(READY)
+                                .where(READY.STATUS.eq(PENDING))
+                                .and(READY.AVAILABLE_AT.le(now)))))), routedTypes, now)
+                .after(INDEX_SCANS_ONLY);
+        return new Statements(candidates, candidatesAfter, route, claim, claimJobs, timeOut, workWaiting);
+    }
+
+    /**
+     * Whether a pass would find work now: an unrouted event of a type that has routes, or a pending
+     * delivery that is available. One read of the two partial indexes, with index scans only like the
+     * transitions', in the round trip of one statement: on a connection in auto-commit mode it needs no
+     * transaction (the settings hold until the statement's end). Changes nothing; a looping relay asks
+     * it between passes, so that a look that finds nothing costs one statement instead of a pass.
+     */
+    public boolean workWaiting(DSLContext ctx) {
+        return statements(ctx).workWaiting.query(ctx, rs -> rs.next() && rs.getBoolean(1), routedTypes, shared.now());
     }
 
     /**

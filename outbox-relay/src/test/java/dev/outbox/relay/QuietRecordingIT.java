@@ -83,6 +83,25 @@ class QuietRecordingIT {
         await().atMost(Duration.ofSeconds(2)).until(() -> fixture.tables().event(next).getRoutedAt() != null);
     }
 
+    @Test
+    void theLooksAfterABusyPassThatFindNothingAreNotPasses() throws Exception {
+        Outbox outbox = Outbox.builder().tables(fixture.db.tables()).notifyChannel(channel).build();
+        Routes routes = Routes.builder()
+                .route("order.placed", Route.job("confirm", fixture.queue("looked"), List.of(), Duration.ofSeconds(60)))
+                .build();
+        MeterRegistry registry = new SimpleMeterRegistry();
+        UUID first = recordAndCommit(outbox, 1);
+        fixture.closeAfterEach(fixture.relay().routes(routes).notifyChannel(channel).sleep(Duration.ofSeconds(60)).meterRegistry(registry)
+                .build().start());
+        await().atMost(Duration.ofSeconds(10)).until(() -> fixture.tables().event(first).getRoutedAt() != null);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(2)).until(() -> passes(registry, "idle") > 0);
+
+        Thread.sleep(1_500); // the looks at 10, 20, 40 ... 640 ms after the busy pass, 1,270 ms in all, then the sleep
+
+        // the first idle pass, and at most one more where a look came when the sweep was due
+        assertThat(passes(registry, "idle")).isBetween(1L, 2L);
+    }
+
     private static long passes(MeterRegistry registry, String outcome) {
         Timer passes = registry.find("outbox.relay.pass").tag("outcome", outcome).timer();
         return passes == null ? 0 : passes.count();

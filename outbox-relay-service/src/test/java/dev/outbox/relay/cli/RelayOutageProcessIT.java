@@ -80,6 +80,7 @@ class RelayOutageProcessIT {
                 proxy.up();
                 awaitDispatched(tables, early);
                 awaitLog(stderr, "listening on channel");
+                Thread.sleep(2_500); // the looks after the last pass that found work (10, 20 ... 640 ms) are over: it waits
 
                 proxy.down(); // an outage while the relay waits: only the LISTEN connection notices
                 UUID during = tables.record(new OrderCancelled(2)).get(0);

@@ -74,8 +74,9 @@ public final class RelayEngine implements AutoCloseable {
      * sent no NOTIFY (another was sent less than its notify interval before, 5 ms by default) for the
      * sleep when its transaction commits after the pass that NOTIFY started has read. Looking again
      * 10, 20, 40 ... ms after the last busy pass finds such events within about twice the time their
-     * commit came after that pass: a few idle passes after each burst (seven with the default sleep
-     * of 1 s), none while passes find work or notifications keep coming.
+     * commit came after that pass: a few looks after each burst (seven with the default sleep of 1 s),
+     * none while passes find work or notifications keep coming. A look is one statement
+     * ({@link #awaitWork}); a pass follows only when it finds work.
      */
     static final Duration FIRST_FOLLOW_UP = Duration.ofMillis(10);
 
@@ -304,13 +305,17 @@ public final class RelayEngine implements AutoCloseable {
 
     /** True when the loop's next sweep is due; it is then taken as begun. */
     private boolean sweepDue() {
-        long now = System.nanoTime();
-        if (swept && now - lastSweep < sweepIntervalNanos) {
+        if (!sweepDueNow()) {
             return false;
         }
         swept = true;
-        lastSweep = now;
+        lastSweep = System.nanoTime();
         return true;
+    }
+
+    /** True when the loop's next sweep is due, without taking it as begun. */
+    private boolean sweepDueNow() {
+        return !swept || System.nanoTime() - lastSweep >= sweepIntervalNanos;
     }
 
     /**
@@ -339,7 +344,7 @@ public final class RelayEngine implements AutoCloseable {
                         followUps.busy();
                         continue;
                     }
-                    wakeups.await(followUps.next(), stopped);
+                    awaitWork(followUps, stopped);
                 } catch (DatabaseUnavailableException e) {
                     Wakeups.pause(database.failed(e.getMessage()), stopped);
                 } catch (BrokerUnavailableException e) {
@@ -352,6 +357,31 @@ public final class RelayEngine implements AutoCloseable {
         } finally {
             settleLeftInFlight();
             log.info("relay loop stopped");
+        }
+    }
+
+    /**
+     * Waits after an idle pass until the next pass: a notification, the sleep, or a follow-up look
+     * ({@link FollowUps}) that finds work ({@link RelayTransitions#workWaiting}). A look is one
+     * statement in auto-commit mode instead of a pass, and finds what the pass would: unrouted events
+     * with routes and available pending deliveries (the idle pass settled what was in flight). When a
+     * sweep is due, the look is a pass, so that sweeps stay as frequent as they were.
+     */
+    private void awaitWork(FollowUps followUps, BooleanSupplier stopped) throws InterruptedException {
+        while (true) {
+            Duration wait = followUps.next();
+            if (wakeups.await(wait, stopped) || wait.compareTo(settings.sleep()) >= 0 || stopped.getAsBoolean() || sweepDueNow()
+                    || workWaiting()) {
+                return;
+            }
+        }
+    }
+
+    private boolean workWaiting() {
+        try {
+            return read(transitions::workWaiting);
+        } catch (DataAccessException e) {
+            throw DatabaseErrors.classify(e);
         }
     }
 
@@ -498,7 +528,32 @@ public final class RelayEngine implements AutoCloseable {
         return dispatches.stream().map(id).toArray(UUID[]::new);
     }
 
+    /**
+     * A read on a connection of its own, outside any transaction when the pool's connections are in
+     * auto-commit mode (one round trip); otherwise in the connection's transaction, rolled back after.
+     */
+    private <T> T read(Function<DSLContext, T> work) {
+        return onConnection(connection -> {
+            T result = work.apply(DSL.using(planned.derive(connection)));
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+            }
+            return result;
+        });
+    }
+
     private <T> T inTransaction(Function<DSLContext, T> work) {
+        return onConnection(connection -> DSL.using(planned.derive(connection)).transactionResult(configuration -> work.apply(
+                configuration.dsl())));
+    }
+
+    /** Work on one connection, which may throw what JDBC throws. */
+    @FunctionalInterface
+    private interface ConnectionWork<T> {
+        T apply(Connection connection) throws SQLException;
+    }
+
+    private <T> T onConnection(ConnectionWork<T> work) {
         // the connection is taken here, once: with a data source jOOQ would ask the pool again to roll back
         // a transaction that never began, and wait for the pool's timeout twice while the database is down
         Connection connection;
@@ -508,7 +563,9 @@ public final class RelayEngine implements AutoCloseable {
             throw new DataAccessException("cannot get a connection", e);
         }
         try {
-            return DSL.using(planned.derive(connection)).transactionResult(configuration -> work.apply(configuration.dsl()));
+            return work.apply(connection);
+        } catch (SQLException e) {
+            throw new DataAccessException("SQL failed (" + e.getClass().getSimpleName() + ")", e);
         } finally {
             try {
                 connection.close(); // after a commit, a failing close must not turn it into an error
