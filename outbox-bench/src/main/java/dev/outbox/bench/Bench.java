@@ -325,7 +325,7 @@ public final class Bench {
                 Topology topology = publish ? Topology.publishRoute(schema, rabbit, workDir) : Topology.jobRoute(schema, rabbit, workDir);
                 Processes p = Processes.start(this, schema, topology, false)) {
             PlainConsumer consumer = publish ? PlainConsumer.start(rabbit.connectionFactory(), topology.consumerQueue) : null;
-            long recorded = produce(schema, 4, scale.liveSeconds, 0);
+            long recorded = produce(schema, Production.of(4, scale.liveSeconds, 0));
             if (publish) {
                 consumer.await(recorded, Duration.ofMinutes(5));
                 awaitCompleted(schema, recorded, Duration.ofMinutes(5));
@@ -385,14 +385,14 @@ public final class Bench {
             String name = (every ? "S4-EVERY" : "S4") + (pollOnly ? " poll-only" : " LISTEN/NOTIFY");
             if (!coldProducers) {
                 try (Schema warm = Schema.create(pg)) {
-                    produce(warm, 4, producerWarmUpSeconds(), scale.fixedRate);
+                    produce(warm, Production.of(4, producerWarmUpSeconds(), scale.fixedRate));
                 }
             }
             try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
                     Processes p = Processes.start(this, schema, topology, pollOnly)) {
                 TransactionTimeline transactions = timeline ? new TransactionTimeline() : null;
                 CommitTimes commits = new CommitTimes(scale.fixedSeconds * scale.fixedRate + 4);
-                long recorded = produce(schema, 4, scale.fixedSeconds, scale.fixedRate, null, true, transactions, commits);
+                long recorded = produce(schema, Production.of(4, scale.fixedSeconds, scale.fixedRate).transactions(transactions).commits(commits));
                 boolean drained = tryAwaitCompleted(schema, recorded, Duration.ofSeconds(60));
                 p.sample();
                 p.stopWorker();
@@ -400,9 +400,9 @@ public final class Bench {
                 long[] handled = commits.fromCommitMicros(read.sequences(), read.fromMadeMicros());
                 long[] latencies = Stats.sorted(handled);
                 if (timeline) { // the latency second by second, at the offered rate: the warm-up, then whether it drifts
-                    for (int from = 0; from < handled.length; from += scale.fixedRate) {
-                        long[] sec = Stats.sorted(java.util.Arrays.copyOfRange(handled, from, Math.min(handled.length, from + scale.fixedRate)));
-                        System.out.println(name + " second " + from / scale.fixedRate + ": " + Stats.tail(sec, 1000));
+                    List<long[]> seconds = Stats.sortedSlices(handled, scale.fixedRate);
+                    for (int second = 0; second < seconds.size(); second++) {
+                        System.out.println(name + " second " + second + ": " + Stats.tail(seconds.get(second), 1000));
                     }
                     if (transactions != null) { // the producers' own share of the latency: their transactions
                         transactions.lines(name).forEach(System.out::println);
@@ -546,7 +546,7 @@ public final class Bench {
             System.out.printf("P1: seeded %,d completed deliveries in %.1f s%n", scale.purgeRows, (System.nanoTime() - seedStart) / 1e9);
             java.time.Instant beforeFrom = java.time.Instant.now();
             java.util.concurrent.atomic.LongAccumulator longestBefore = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
-            long before = produce(schema, 4, scale.liveSeconds, PURGE_LOAD_RATE, longestBefore);
+            long before = produce(schema, Production.of(4, scale.liveSeconds, PURGE_LOAD_RATE).longest(longestBefore));
             java.time.Instant purgeFrom = java.time.Instant.now();
             dev.outbox.admin.OutboxAdmin admin = dev.outbox.admin.OutboxAdmin.of(schema.dataSource, schema.tables);
             ExecutorService purger = Executors.newSingleThreadExecutor();
@@ -555,13 +555,13 @@ public final class Bench {
             java.util.concurrent.atomic.LongAccumulator longestPurging = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
             long purging = 0;
             do {
-                purging += produce(schema, 4, 2, PURGE_LOAD_RATE, longestPurging);
+                purging += produce(schema, Production.of(4, 2, PURGE_LOAD_RATE).longest(longestPurging));
             } while (!purge.isDone());
             java.time.Instant purgeTo = java.time.Instant.now();
             dev.outbox.admin.PurgeResult result = purge.get();
             purger.shutdown();
             java.util.concurrent.atomic.LongAccumulator longestAfter = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
-            long after = produce(schema, 4, scale.liveSeconds, PURGE_LOAD_RATE, longestAfter);
+            long after = produce(schema, Production.of(4, scale.liveSeconds, PURGE_LOAD_RATE).longest(longestAfter));
             java.time.Instant afterTo = java.time.Instant.now();
             long live = before + purging + after;
             awaitCompleted(schema, live, Duration.ofMinutes(5));
@@ -629,7 +629,7 @@ public final class Bench {
     private void recordingOneByOne(boolean notifications) throws Exception {
         try (Schema schema = Schema.create(pg)) {
             long cpuBefore = processCpuNanos();
-            long recorded = produce(schema, 4, scale.producerSeconds, 0, null, notifications);
+            long recorded = produce(schema, Production.of(4, scale.producerSeconds, 0).notifications(notifications));
             putProducers(!notifications ? "R1-QUIET" : notifyInterval.isZero() ? "R1-EVERY" : "R1", recorded, cpuBefore);
         }
     }
@@ -730,31 +730,62 @@ public final class Bench {
         schema.analyze();
     }
 
-    /** {@code threads} producers for {@code seconds}, one event per transaction; {@code rate} 0 = as fast as they can. */
-    private long produce(Schema schema, int threads, int seconds, int rate) throws Exception {
-        return produce(schema, threads, seconds, rate, null);
-    }
-
-    /** With {@code longest}, also the longest producer transaction (record and commit), in nanoseconds. */
-    private long produce(Schema schema, int threads, int seconds, int rate,
-            java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest) throws Exception {
-        return produce(schema, threads, seconds, rate, longest, true);
-    }
-
-    /** With {@code notifications} false, the producers' outbox sends no NOTIFY. */
-    private long produce(Schema schema, int threads, int seconds, int rate,
-            java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest, boolean notifications) throws Exception {
-        return produce(schema, threads, seconds, rate, longest, notifications, null, null);
-    }
-
     /**
-     * With {@code transactions}, also each transaction's duration by the second it began in; with
-     * {@code commits}, when each event's transaction came to its commit.
+     * A run of producers: {@code threads} of them for {@code seconds}, each recording one event per
+     * transaction, {@code rate} events/s in all (0: as fast as they can); what else it measures is
+     * set on it.
      */
-    private long produce(Schema schema, int threads, int seconds, int rate,
-            java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest, boolean notifications,
-            @org.jspecify.annotations.Nullable TransactionTimeline transactions, @org.jspecify.annotations.Nullable CommitTimes commits) throws Exception {
-        Outbox.Builder builder = Outbox.builder().tables(schema.tables).notifications(notifications).notifyInterval(notifyInterval);
+    private static final class Production {
+        final int threads;
+        final int seconds;
+        final int rate;
+        boolean notifications = true;
+        java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest;
+        @org.jspecify.annotations.Nullable TransactionTimeline transactions;
+        @org.jspecify.annotations.Nullable CommitTimes commits;
+
+        private Production(int threads, int seconds, int rate) {
+            this.threads = threads;
+            this.seconds = seconds;
+            this.rate = rate;
+        }
+
+        static Production of(int threads, int seconds, int rate) {
+            return new Production(threads, seconds, rate);
+        }
+
+        /** With false, the producers' outbox sends no NOTIFY. */
+        Production notifications(boolean notifications) {
+            this.notifications = notifications;
+            return this;
+        }
+
+        /** Also the longest producer transaction (record and commit), in nanoseconds. */
+        Production longest(java.util.concurrent.atomic.LongAccumulator longest) {
+            this.longest = longest;
+            return this;
+        }
+
+        /** Also each transaction's duration by the second it began in (none with null). */
+        Production transactions(@org.jspecify.annotations.Nullable TransactionTimeline transactions) {
+            this.transactions = transactions;
+            return this;
+        }
+
+        /** Also when each event's transaction came to its commit. */
+        Production commits(CommitTimes commits) {
+            this.commits = commits;
+            return this;
+        }
+    }
+
+    private long produce(Schema schema, Production production) throws Exception {
+        int threads = production.threads;
+        int rate = production.rate;
+        var longest = production.longest;
+        TransactionTimeline transactions = production.transactions;
+        CommitTimes commits = production.commits;
+        Outbox.Builder builder = Outbox.builder().tables(schema.tables).notifications(production.notifications).notifyInterval(notifyInterval);
         PrometheusMeterRegistry registry = metrics ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
         java.util.concurrent.ScheduledExecutorService scraper = registry == null ? null : Executors.newSingleThreadScheduledExecutor();
         if (registry != null) {
@@ -764,7 +795,7 @@ public final class Bench {
         Outbox outbox = builder.build();
         AtomicLong recorded = new AtomicLong();
         long start = System.nanoTime();
-        long end = start + Duration.ofSeconds(seconds).toNanos();
+        long end = start + Duration.ofSeconds(production.seconds).toNanos();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         List<Future<?>> futures = new ArrayList<>();
         for (int t = 0; t < threads; t++) {

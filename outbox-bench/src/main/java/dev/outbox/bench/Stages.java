@@ -1,7 +1,6 @@
 package dev.outbox.bench;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -34,17 +33,18 @@ final class Stages {
      * "{@code name} stages second N: commit→T1 p50 … p99 … | T1→T2 … | T2→handler … ms".
      */
     List<String> lines(String name, int perSecond) {
+        List<long[]> routed = Stats.sortedSlices(toRouted, perSecond);
+        List<long[]> claimed = Stats.sortedSlices(toClaimed, perSecond);
+        List<long[]> handler = Stats.sortedSlices(toHandler, perSecond);
         List<String> lines = new ArrayList<>();
-        for (int from = 0; from < toRouted.length; from += perSecond) {
-            int to = Math.min(toRouted.length, from + perSecond);
-            lines.add(name + " stages second " + from / perSecond + ": commit→T1 " + p50p99(toRouted, from, to) + " | T1→T2 "
-                    + p50p99(toClaimed, from, to) + " | T2→handler " + p50p99(toHandler, from, to) + " ms");
+        for (int second = 0; second < routed.size(); second++) {
+            lines.add(name + " stages second " + second + ": commit→T1 " + p50p99(routed.get(second)) + " | T1→T2 "
+                    + p50p99(claimed.get(second)) + " | T2→handler " + p50p99(handler.get(second)) + " ms");
         }
         return lines;
     }
 
-    private static String p50p99(long[] micros, int from, int to) {
-        long[] sorted = Stats.sorted(Arrays.copyOfRange(micros, from, to));
-        return String.format("p50 %.1f p99 %.1f", Stats.percentile(sorted, 50) / 1000.0, Stats.percentile(sorted, 99) / 1000.0);
+    private static String p50p99(long[] sortedMicros) {
+        return String.format("p50 %.1f p99 %.1f", Stats.percentile(sortedMicros, 50) / 1000.0, Stats.percentile(sortedMicros, 99) / 1000.0);
     }
 }

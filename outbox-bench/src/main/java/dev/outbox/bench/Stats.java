@@ -1,5 +1,6 @@
 package dev.outbox.bench;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -26,6 +27,20 @@ final class Stats {
         long[] copy = values.clone();
         Arrays.sort(copy);
         return copy;
+    }
+
+    /** {@code values} in slices of {@code size} (the last may be shorter), in their order, each slice sorted. */
+    static List<long[]> sortedSlices(long[] values, int size) {
+        if (size < 1) {
+            throw new IllegalArgumentException("slices of " + size + " values");
+        }
+        List<long[]> slices = new ArrayList<>();
+        for (int from = 0; from < values.length; from += size) {
+            long[] slice = Arrays.copyOfRange(values, from, Math.min(values.length, from + size));
+            Arrays.sort(slice);
+            slices.add(slice);
+        }
+        return slices;
     }
 
     static double median(List<Double> runs) {
