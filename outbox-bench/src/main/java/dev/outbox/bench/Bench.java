@@ -479,7 +479,8 @@ public final class Bench {
      * producers' notify interval: it sends no NOTIFY. The first commits; the second commits
      * {@value #QUIET_COMMIT_DELAY_MILLIS} ms later, after the pass the first one's NOTIFY started, and
      * no later NOTIFY comes for it until the next pair. Reports commit→handler start of the notifying
-     * and of the quiet events apart ({@code liveSeconds} pairs, LISTEN/NOTIFY, relay sleep 1 s).
+     * and of the quiet events apart ({@code liveSeconds} pairs, LISTEN/NOTIFY, relay sleep 1 s), and the
+     * relay's CPU per pair from the first pair until all are completed (its start left out).
      */
     private void quietRecordings() throws Exception {
         try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
@@ -487,6 +488,7 @@ public final class Bench {
             Outbox outbox = Outbox.builder().tables(schema.tables).notifyInterval(notifyInterval).build();
             int pairs = scale.liveSeconds;
             CommitTimes commits = new CommitTimes(2 * pairs);
+            double relayCpuBefore = p.relayCpuSecondsNow();
             long start = System.nanoTime();
             for (int i = 0; i < pairs; i++) {
                 java.util.concurrent.locks.LockSupport.parkNanos(start + i * 1_000_000_000L - System.nanoTime());
@@ -506,6 +508,8 @@ public final class Bench {
             }
             long recorded = 2L * pairs;
             awaitCompleted(schema, recorded, Duration.ofSeconds(60));
+            // the relay's cost of sparse traffic, without its start: the passes and the looks between them
+            double relayCpu = p.relayCpuSecondsNow() - relayCpuBefore;
             p.sample();
             p.stopWorker();
             BenchWorker.Handled read = BenchWorker.readLatencies(topology.latencyFile);
@@ -517,6 +521,7 @@ public final class Bench {
             }
             latencyColumns("Q1", "notifying: commit→handler start", Stats.sorted(notifying.stream().mapToLong(Long::longValue).toArray()));
             latencyColumns("Q1", "quiet, committed " + QUIET_COMMIT_DELAY_MILLIS + " ms later: commit→handler start", Stats.sorted(quiet.stream().mapToLong(Long::longValue).toArray()));
+            put("Q1", "relay CPU ms per pair, from the first pair until all completed", relayCpu * 1000 / pairs);
             p.report("Q1", recorded);
             verifyExactlyOnce(schema, recorded);
         }
@@ -1251,6 +1256,12 @@ public final class Bench {
             if (worker != null) {
                 worker.sample();
             }
+        }
+
+        /** The relay's CPU seconds so far, read now. */
+        double relayCpuSecondsNow() {
+            relay.sample();
+            return relay.cpuSeconds();
         }
 
         void stopWorker() throws InterruptedException {

@@ -68,6 +68,9 @@ class BenchSmokeIT {
         bench.run("Q1"); // throws when a delivery was lost, duplicated or not completed within 60 s
         assertThat(bench.results().get("Q1")).containsKeys("notifying: commit→handler start p99 ms",
                 "quiet, committed " + Bench.QUIET_COMMIT_DELAY_MILLIS + " ms later: commit→handler start p99 ms");
+        // the relay routed and dispatched every pair meanwhile: it cannot have spent nothing
+        assertThat(bench.results().get("Q1").get("relay CPU ms per pair, from the first pair until all completed"))
+                .singleElement().satisfies(ms -> assertThat(ms).isPositive());
     }
 
     @Test
