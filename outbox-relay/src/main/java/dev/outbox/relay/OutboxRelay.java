@@ -91,11 +91,12 @@ public final class OutboxRelay implements AutoCloseable {
 
     /**
      * Runs passes in the calling thread until {@link #stop()} (or {@link #close()}): after a pass
-     * that found nothing to do, waits for a notification of new events or the sleep; the wait after a
-     * pass that found work is 10 ms, and doubles with each pass that finds nothing until it is the
-     * sleep, so that an event whose recording skipped its NOTIFY (the producers' notify interval) and
-     * committed after the pass is not left for the sleep, nor are the events a polling loop's next
-     * look finds. The current pass
+     * that found nothing to do, waits for a notification of new events or the sleep. A pass that found
+     * work is followed by the next at once; when that one finds nothing, the loop looks again 10 ms
+     * later, then after 20, 40 ... ms, doubling until the wait is the sleep; a look is one statement,
+     * and a pass follows when it finds work. So neither an event whose
+     * recording skipped its NOTIFY (the producers' notify interval) and committed after the pass, nor
+     * the events that keep coming while a loop only polls, wait for the sleep. The current pass
      * finishes before this returns. An outage of the database or the broker does not end it: it is
      * logged once, the pass is tried again with a capped backoff (100 ms doubling up to the sleep, at
      * most 30 s), and the recovery is logged.
