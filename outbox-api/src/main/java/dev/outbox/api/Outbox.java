@@ -42,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  * a relay turns events into deliveries after commit. When the transaction commits, PostgreSQL
  * delivers a {@code NOTIFY} on {@link Builder#notifyChannel(String)} so that a listening relay wakes up
  * (at most one per {@link Builder#notifyInterval(Duration)}, 5 ms by default: the relay's pass after a
- * NOTIFY also takes the events whose recording sent none, and a listening relay looks again 10, 20,
+ * NOTIFY also takes the events whose recording sent none, and a looping relay looks again 10, 20,
  * 40 ... ms after a pass that found work for those whose transaction committed after that pass).
  *
  * <pre>{@code
@@ -482,7 +482,7 @@ public final class Outbox {
          * woken by the last NOTIFY, after its {@code wakeupLinger} (default 5 ms; keep the interval
          * at most that), finds the events committed meanwhile; one committed later is found by the
          * next NOTIFY or, when none follows (the end of a burst, or the notifying transaction rolled
-         * back), by the looks a listening relay takes 10, 20, 40 ... ms after its last pass that found
+         * back), by the looks a looping relay takes 10, 20, 40 ... ms after its last pass that found
          * work, up to its poll sleep. Choose {@link Duration#ZERO} where every event must wake a relay
          * by itself, at the price of those serialised commits.
          */

@@ -67,16 +67,8 @@ class QuietRecordingIT {
     @Test
     void aPollingRelayLooksAgainSoonAfterAPassThatFoundWork() throws Exception {
         Outbox outbox = Outbox.builder().tables(fixture.db.tables()).notifications(false).build();
-        Routes routes = Routes.builder()
-                .route("order.placed", Route.job("confirm", fixture.queue("polled"), List.of(), Duration.ofSeconds(60)))
-                .build();
-        MeterRegistry registry = new SimpleMeterRegistry();
-        UUID first = recordAndCommit(outbox, 1);
         // polling only, with a sleep far longer than the test waits: only a look soon after the busy passes routes in time
-        fixture.closeAfterEach(fixture.relay().routes(routes).notifications(false).sleep(Duration.ofSeconds(60)).meterRegistry(registry)
-                .build().start());
-        await().atMost(Duration.ofSeconds(10)).until(() -> fixture.tables().event(first).getRoutedAt() != null);
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(2)).until(() -> passes(registry, "idle") > 0);
+        waitingAfterItsBusyPasses(outbox, fixture.relay().notifications(false), "polled");
 
         UUID next = recordAndCommit(outbox, 2); // committed while the loop waits after the passes that found work
 
@@ -86,20 +78,29 @@ class QuietRecordingIT {
     @Test
     void theLooksAfterABusyPassThatFindNothingAreNotPasses() throws Exception {
         Outbox outbox = Outbox.builder().tables(fixture.db.tables()).notifyChannel(channel).build();
-        Routes routes = Routes.builder()
-                .route("order.placed", Route.job("confirm", fixture.queue("looked"), List.of(), Duration.ofSeconds(60)))
-                .build();
-        MeterRegistry registry = new SimpleMeterRegistry();
-        UUID first = recordAndCommit(outbox, 1);
-        fixture.closeAfterEach(fixture.relay().routes(routes).notifyChannel(channel).sleep(Duration.ofSeconds(60)).meterRegistry(registry)
-                .build().start());
-        await().atMost(Duration.ofSeconds(10)).until(() -> fixture.tables().event(first).getRoutedAt() != null);
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(2)).until(() -> passes(registry, "idle") > 0);
+        MeterRegistry registry = waitingAfterItsBusyPasses(outbox, fixture.relay().notifyChannel(channel), "looked");
 
         Thread.sleep(1_500); // the looks at 10, 20, 40 ... 640 ms after the busy pass, 1,270 ms in all, then the sleep
 
         // the first idle pass, and at most one more where a look came when the sweep was due
         assertThat(passes(registry, "idle")).isBetween(1L, 2L);
+    }
+
+    /**
+     * Records an event, starts {@code relay} looping with a sleep of 60 s, and returns once it has
+     * routed the event and a pass after that found nothing: the loop now waits, taking its looks.
+     * Returns the registry that counts its passes.
+     */
+    private MeterRegistry waitingAfterItsBusyPasses(Outbox outbox, OutboxRelay.Builder relay, String queue) throws Exception {
+        Routes routes = Routes.builder()
+                .route("order.placed", Route.job("confirm", fixture.queue(queue), List.of(), Duration.ofSeconds(60)))
+                .build();
+        MeterRegistry registry = new SimpleMeterRegistry();
+        UUID first = recordAndCommit(outbox, 1);
+        fixture.closeAfterEach(relay.routes(routes).sleep(Duration.ofSeconds(60)).meterRegistry(registry).build().start());
+        await().atMost(Duration.ofSeconds(10)).until(() -> fixture.tables().event(first).getRoutedAt() != null);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(2)).until(() -> passes(registry, "idle") > 0);
+        return registry;
     }
 
     private static long passes(MeterRegistry registry, String outcome) {
