@@ -2,6 +2,8 @@ package dev.outbox.bench;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -89,17 +91,17 @@ final class JfrTop {
                 continue;
             }
             String thread = String.valueOf(e.getThread().getJavaName()).replaceAll("[0-9]+", "#");
-            grouped.computeIfAbsent(List.of(type, thread, waitingIn(e)), k -> new java.util.ArrayList<>())
+            grouped.computeIfAbsent(List.of(type, thread, waitingIn(e)), k -> new ArrayList<>())
                     .add(e.getDuration().toNanos() / 1e6);
         }
-        List<Waits> result = new java.util.ArrayList<>();
+        List<Waits> result = new ArrayList<>();
         grouped.forEach((key, millis) -> {
             millis.sort(null);
             double total = millis.stream().mapToDouble(Double::doubleValue).sum();
             result.add(new Waits(key.get(0), key.get(1), key.get(2), millis.size(), total, millis.get(millis.size() / 2),
                     millis.get(millis.size() - 1)));
         });
-        result.sort(java.util.Comparator.comparingDouble(Waits::totalMillis).reversed());
+        result.sort(Comparator.comparingDouble(Waits::totalMillis).reversed());
         return result;
     }
 
