@@ -185,6 +185,14 @@ public final class RelayTransitions {
                 .limit(limit);
     }
 
+    /**
+     * The deliveries of {@link #READY} that T2 may claim at {@code now}: pending and available. Written
+     * once for the claim and for {@link #workWaiting}'s look, so that a look finds what a claim would.
+     */
+    private static org.jooq.Condition ready(Field<OffsetDateTime> now) {
+        return READY.STATUS.eq(PENDING).and(READY.AVAILABLE_AT.le(now));
+    }
+
     /** T2's statement: claims up to {@code limit} ready pending deliveries of {@link #READY} that also match {@code which}. */
     private static org.jooq.Query claimQuery(DSLContext ctx, Param<OffsetDateTime> now, Param<Integer> limit, org.jooq.Condition which) {
         return ctx.update(OUTBOX_DELIVERIES)
@@ -198,8 +206,7 @@ public final class RelayTransitions {
                 // = ANY(ARRAY(...)): the claimed ids reach the primary key, never a scan of the table
                 .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(READY.ID)
                         .from(READY)
-                        .where(READY.STATUS.eq(PENDING))
-                        .and(READY.AVAILABLE_AT.le(now))
+                        .where(ready(now))
                         .and(which)
                         .orderBy(READY.AVAILABLE_AT)
                         .limit(limit)
@@ -269,8 +276,7 @@ public final class RelayTransitions {
                                 .and(OUTBOX_EVENTS.EVENT_TYPE.eq(DSL.any(routedTypes))))
                         .or(DSL.exists(DSL.selectOne()
                                 .from(READY)
-                                .where(READY.STATUS.eq(PENDING))
-                                .and(READY.AVAILABLE_AT.le(now)))))), routedTypes, now)
+                                .where(ready(now)))))), routedTypes, now)
                 .after(INDEX_SCANS_ONLY);
         return new Statements(candidates, candidatesAfter, route, claim, claimJobs, timeOut, workWaiting);
     }
