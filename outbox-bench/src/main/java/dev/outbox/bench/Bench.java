@@ -75,8 +75,8 @@ public final class Bench {
     boolean timeline;
     /**
      * {@code --cold-producers}: S4's producers start their schedule in a JVM that has not recorded an
-     * event yet (as S4 ran before 2026-12-03), instead of after {@link #producerWarmUpSeconds} of the
-     * same producers in a schema of their own.
+     * event yet (as S4 ran before 2026-12-03), instead of after the same producers warmed up in a
+     * schema of their own ({@link #warmUpProducers}).
      */
     private boolean coldProducers;
     /** {@code --threads}: each scenario prints the CPU seconds of relay and worker by thread (compilers, pass, lookups ...). */
@@ -372,8 +372,8 @@ public final class Bench {
      * after the producers stop is reported, and the latencies are those of the handled events.
      *
      * <p>The producers stand for an application that has been recording for a while: before relay and
-     * worker start, they run their schedule for {@link #producerWarmUpSeconds} in a schema of their own
-     * that nothing reads (unless {@code --cold-producers}). A producer that is late catches up at once,
+     * worker start, they warm up in a schema of their own that nothing reads until this JVM's JIT is
+     * at rest ({@link #warmUpProducers}; not with {@code --cold-producers}). A producer that is late catches up at once,
      * so a cold one offered the pipeline a fraction of the rate in its first seconds and then a burst
      * above it (at 1,000/s: 25 events in second 0, then 1,200–1,580 a second until second 8). Relay and
      * worker still start cold, as a user starts them, when the producers start.
@@ -384,9 +384,7 @@ public final class Bench {
         for (boolean pollOnly : every ? new boolean[] {false} : new boolean[] {false, true}) {
             String name = (every ? "S4-EVERY" : "S4") + (pollOnly ? " poll-only" : " LISTEN/NOTIFY");
             if (!coldProducers) {
-                try (Schema warm = Schema.create(pg)) {
-                    produce(warm, Production.of(4, producerWarmUpSeconds(), scale.fixedRate));
-                }
+                warmUpProducers(name);
             }
             try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
                     Processes p = Processes.start(this, schema, topology, pollOnly)) {
@@ -465,9 +463,60 @@ public final class Bench {
         return new Stages(toRouted, toClaimed, toHandler);
     }
 
-    /** How long S4's producers run before they produce for the pipeline: 3 s of a full run's 60. */
+    /** The shortest warm-up of S4's producers: 3 s of a full run's 60. */
     private int producerWarmUpSeconds() {
         return Math.max(1, scale.fixedSeconds / 20);
+    }
+
+    /** The longest warm-up of S4's producers, when this JVM's JIT does not come to rest: 30 s of a full run's 60. */
+    private int producerWarmUpMaxSeconds() {
+        return Math.max(producerWarmUpSeconds(), scale.fixedSeconds / 2);
+    }
+
+    /**
+     * S4's producers warm up at this many times the offered rate: on their schedule, so that the code the
+     * JIT compiles has seen a producer wait for its next event as a measured run's does (as fast as they
+     * could, the first wait after the warm-up undid the compiled loop and compiled it again).
+     */
+    static final int WARM_UP_RATE_FACTOR = 2;
+
+    /** A warm-up round after which this JVM's JIT compiled for less than this is the last one. */
+    static final long WARM_UP_QUIET_COMPILE_MILLIS = 100;
+
+    /**
+     * S4's producers warm up before relay and worker start, so that the producing JVM's compilers do
+     * not take the two cores from the pipeline in its first seconds (they did, for 8 s after a warm-up of
+     * 3 s at the offered rate: the C2 compiles of a producer's path come after thousands of transactions).
+     * In a schema of their own that nothing reads, the producers record at {@value #WARM_UP_RATE_FACTOR} × the
+     * offered rate, keeping the commit times and the transaction timeline that a measured run keeps, in
+     * rounds of {@link #producerWarmUpSeconds}, each through a pool of new connections as the measured run's
+     * (after one pool, the new connections' first statements undid compiled code and compiled it again in
+     * the measured run's first seconds), until a round whose producers this JVM compiled for
+     * less than {@value #WARM_UP_QUIET_COMPILE_MILLIS} ms, or for {@link #producerWarmUpMaxSeconds} in all.
+     * Relay and worker are not running yet: they still start cold.
+     */
+    private void warmUpProducers(String name) throws Exception {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        boolean measurable = jit != null && jit.isCompilationTimeMonitoringSupported();
+        int round = producerWarmUpSeconds();
+        int seconds = 0;
+        long compiled = -1;
+        List<Long> rounds = new ArrayList<>(); // each round's JIT milliseconds
+        try (Schema warm = Schema.create(pg)) {
+            do {
+                try (Schema connections = warm.newConnections()) {
+                    long before = measurable ? jit.getTotalCompilationTime() : 0;
+                    int capacity = round * WARM_UP_RATE_FACTOR * scale.fixedRate + 4;
+                    produce(connections, Production.of(4, round, WARM_UP_RATE_FACTOR * scale.fixedRate)
+                            .transactions(new TransactionTimeline()).commits(new CommitTimes(capacity)));
+                    compiled = measurable ? jit.getTotalCompilationTime() - before : -1;
+                    rounds.add(compiled);
+                }
+                seconds += round;
+            } while (measurable && compiled >= WARM_UP_QUIET_COMPILE_MILLIS && seconds + round <= producerWarmUpMaxSeconds());
+        }
+        System.out.println(name + ": producers warmed up for " + seconds + " s in rounds of " + round + " s"
+                + (measurable ? "; the JIT compiled for " + rounds + " ms in them" : " (JIT time not measurable)"));
     }
 
     /** Q1: how long the second transaction of a pair goes on after its {@code record}, before it commits. */
@@ -1016,10 +1065,13 @@ public final class Bench {
         final OutboxTables tables;
         final HikariDataSource dataSource;
         private final TestPostgres pg;
+        /** Whether closing drops the schema ({@link #newConnections} does not own it). */
+        private final boolean owner;
 
-        private Schema(TestPostgres pg, String name) {
+        private Schema(TestPostgres pg, String name, boolean owner) {
             this.pg = pg;
             this.name = name;
+            this.owner = owner;
             this.tables = OutboxTables.defaults().withSchema(name);
             HikariConfig config = new HikariConfig();
             config.setJdbcUrl(pg.jdbcUrl());
@@ -1031,9 +1083,14 @@ public final class Bench {
         }
 
         static Schema create(TestPostgres pg) {
-            Schema s = new Schema(pg, "bench_" + shortId());
+            Schema s = new Schema(pg, "bench_" + shortId(), true);
             OutboxMigrations.migrate(s.dataSource, s.tables);
             return s;
+        }
+
+        /** The same tables through a pool of new connections; closing it closes that pool and leaves the schema. */
+        Schema newConnections() {
+            return new Schema(pg, name, false);
         }
 
         DSLContext dsl() {
@@ -1108,6 +1165,9 @@ public final class Bench {
         @Override
         public void close() throws Exception {
             dataSource.close();
+            if (!owner) {
+                return;
+            }
             try (java.sql.Connection c = pg.connect(); Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
             }

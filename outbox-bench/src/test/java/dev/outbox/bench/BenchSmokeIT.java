@@ -1,8 +1,10 @@
 package dev.outbox.bench;
 
+import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.testing.Slow;
+import dev.outbox.testing.TestPostgres;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -57,8 +59,19 @@ class BenchSmokeIT {
         out.print(lines);
         for (String name : List.of("S4 LISTEN/NOTIFY", "S4 poll-only")) {
             assertThat(lines).contains(name + " second 0: p50 ", name + " producers second 0: ",
-                    name + " stages second 0: commit→T1 p50 ");
+                    name + " stages second 0: commit→T1 p50 ", name + ": producers warmed up for ");
             assertThat(bench.results().get(name)).containsKeys("commit→handler start p99 ms", "made→handler start p99 ms");
+        }
+    }
+
+    @Test
+    void aSchemasNewConnectionsCloseTheirPoolAndLeaveItsTables() throws Exception {
+        try (Bench.Schema schema = Bench.Schema.create(TestPostgres.get())) {
+            Bench.Schema connections = schema.newConnections();
+            assertThat(connections.dsl().fetchCount(OUTBOX_EVENTS)).isZero();
+            connections.close();
+            assertThat(connections.dataSource.isClosed()).isTrue();
+            assertThat(schema.dsl().fetchCount(OUTBOX_EVENTS)).isZero(); // the tables are still there
         }
     }
 
