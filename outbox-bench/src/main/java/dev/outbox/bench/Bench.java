@@ -1079,6 +1079,7 @@ public final class Bench {
             config.setPassword(pg.password());
             config.setMaximumPoolSize(8);
             config.setPoolName("bench-" + name);
+            config.addDataSourceProperty("ApplicationName", BackendCpu.client("producers")); // the benchmark's own checks too
             this.dataSource = new HikariDataSource(config);
         }
 
@@ -1239,9 +1240,11 @@ public final class Bench {
         private final ChildProcess worker;
         private final java.util.concurrent.ScheduledExecutorService sampler = Executors.newScheduledThreadPool(2);
         private final AtomicLong scrapeFailures = new AtomicLong();
+        private final BackendCpu backends;
 
         private Processes(Bench bench, ChildProcess relay, ChildProcess worker) {
             this.bench = bench;
+            this.backends = new BackendCpu(bench.pg);
             this.relay = relay;
             this.worker = worker;
             sampler.scheduleAtFixedRate(this::sample, 200, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -1249,7 +1252,7 @@ public final class Bench {
 
         static Processes start(Bench bench, Schema schema, Topology topology, boolean pollOnly) throws Exception {
             Map<String, String> env = new LinkedHashMap<>();
-            env.put("OUTBOX_JDBC_URL", bench.pg.jdbcUrl());
+            env.put("OUTBOX_JDBC_URL", BackendCpu.withClient(bench.pg.jdbcUrl(), "worker"));
             env.put("OUTBOX_JDBC_USER", bench.pg.user());
             env.put("OUTBOX_JDBC_PASSWORD", bench.pg.password());
             env.put("OUTBOX_AMQP_URI", bench.rabbit.uri());
@@ -1271,8 +1274,10 @@ public final class Bench {
             if (worker != null) {
                 BenchWorker.awaitReady(worker.log(), Duration.ofSeconds(60));
             }
+            Map<String, String> relayEnv = new LinkedHashMap<>(env);
+            relayEnv.put("OUTBOX_JDBC_URL", BackendCpu.withClient(bench.pg.jdbcUrl(), "relay"));
             ChildProcess relay = ChildProcess.start("relay-" + schema.name, RELAY_MAIN,
-                    List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS), env, bench.workDir, bench.relayJvmOptions("relay-" + schema.name));
+                    List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS), relayEnv, bench.workDir, bench.relayJvmOptions("relay-" + schema.name));
             BenchWorker.awaitLine(relay.log(), "relay loop started", Duration.ofSeconds(60));
             if (worker != null) {
                 // the relay's first pass declares the queue; the scenario starts once the worker consumes it
@@ -1316,6 +1321,7 @@ public final class Bench {
             if (worker != null) {
                 worker.sample();
             }
+            backends.sample();
         }
 
         /** The relay's CPU seconds so far, read now. */
@@ -1346,6 +1352,10 @@ public final class Bench {
                 bench.put(scenario, "worker peak RSS MB", worker.peakRssMb());
                 bench.put(scenario, "worker CPU s", worker.cpuSeconds());
                 bench.put(scenario, "worker CPU s per 100,000 events", worker.cpuSeconds() * 100_000 / events);
+            }
+            // the database's side: what serving each client cost PostgreSQL's backends
+            for (String client : worker == null ? List.of("relay", "producers") : List.of("relay", "worker", "producers")) {
+                backends.seconds(client).ifPresent(seconds -> bench.put(scenario, BackendCpu.metric(client), seconds * 100_000 / events));
             }
         }
 

@@ -1,0 +1,130 @@
+package dev.outbox.bench;
+
+import dev.outbox.testing.TestPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * PostgreSQL's own CPU by client: the CPU time of the server processes (backends) that serve each
+ * client, by the {@code application_name} the client connects with ({@link #client}). A relay's SQL
+ * costs the database more than it costs the relay, and neither {@code pg_stat_statements} (execution
+ * only, no parse, bind or commit) nor the client's own CPU shows it.
+ *
+ * <p>Where the server runs on this machine, each {@link #sample} reads {@code /proc/<pid>/stat} of the
+ * backends it knows and asks {@code pg_stat_activity} for new ones every {@value #REFRESH_EVERY}th
+ * sample; a backend's last reading stands after it ends, and a backend that ended between two readings
+ * loses what it spent since the last one. Where the server does not run here (no {@code /proc} entry
+ * for the backend of the sampler's own connection), {@link #seconds} is empty.
+ */
+final class BackendCpu {
+
+    /** The {@code application_name} prefix of the clients counted here. */
+    static final String PREFIX = "outbox-bench-";
+    static final int REFRESH_EVERY = 10;
+
+    private final TestPostgres pg;
+    /** Backend pid → its client's name, and its CPU seconds at the last reading. */
+    private final Map<Integer, String> clients = new HashMap<>();
+    private final Map<Integer, Double> seconds = new HashMap<>();
+    private boolean checked;
+    private boolean local = true;
+    private @Nullable String failure;
+    private int samples;
+
+    BackendCpu(TestPostgres pg) {
+        this.pg = pg;
+    }
+
+    /** The {@code application_name} of a client counted as {@code name} ({@code relay}, {@code worker}, {@code producers}). */
+    static String client(String name) {
+        return PREFIX + name;
+    }
+
+    /** The figure of the client counted as {@code name}, per 100,000 events. */
+    static String metric(String name) {
+        return "PostgreSQL CPU s per 100,000 events, serving the " + (name.equals("producers") ? "producers and the benchmark's checks" : name);
+    }
+
+    /** {@code url} with the JDBC driver's {@code ApplicationName} set to {@link #client client(name)}. */
+    static String withClient(String url, String name) {
+        if (url.contains("ApplicationName=")) {
+            throw new IllegalArgumentException("the JDBC URL names its ApplicationName already: " + url);
+        }
+        return url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + client(name);
+    }
+
+    /** Reads the CPU of the backends known, after asking the server for new ones every {@value #REFRESH_EVERY}th time. */
+    synchronized void sample() {
+        if (!local || failure != null) {
+            return;
+        }
+        if (samples++ % REFRESH_EVERY == 0) {
+            try {
+                refresh();
+            } catch (SQLException e) { // the figures would be short: none is given (the scenario's sampler goes on)
+                failure = e.toString();
+                System.out.println("PostgreSQL's CPU by client is not given: " + failure);
+                return;
+            }
+        }
+        for (Map.Entry<Integer, String> backend : clients.entrySet()) {
+            read(backend.getKey()).ifPresent(s -> seconds.put(backend.getKey(), s));
+        }
+    }
+
+    private void refresh() throws SQLException {
+        try (Connection c = pg.connect(); Statement s = c.createStatement()) {
+            if (!checked) { // the first time: is this connection's own backend a process here?
+                checked = true;
+                try (ResultSet own = s.executeQuery("SELECT pg_backend_pid()")) {
+                    own.next();
+                    if (read(own.getInt(1)).isEmpty()) {
+                        local = false;
+                        return;
+                    }
+                }
+            }
+            try (ResultSet r = s.executeQuery("SELECT pid, application_name FROM pg_stat_activity WHERE application_name LIKE '" + PREFIX + "%'")) {
+                while (r.next()) {
+                    clients.putIfAbsent(r.getInt(1), r.getString(2));
+                }
+            }
+        }
+    }
+
+    private static Optional<Double> read(int pid) {
+        try {
+            return Optional.of(ChildProcess.cpuSecondsOf(Files.readString(Path.of("/proc", String.valueOf(pid), "stat"))));
+        } catch (NoSuchFileException e) {
+            return Optional.empty(); // ended, or not here
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read the CPU of backend " + pid, e);
+        }
+    }
+
+    /** The CPU seconds of the backends of the client counted as {@code name}, as last read; empty where they cannot be read. */
+    synchronized Optional<Double> seconds(String name) {
+        if (!local || failure != null) {
+            return Optional.empty();
+        }
+        String client = client(name);
+        double sum = 0;
+        for (Map.Entry<Integer, Double> backend : seconds.entrySet()) {
+            if (client.equals(clients.get(backend.getKey()))) {
+                sum += backend.getValue();
+            }
+        }
+        return Optional.of(sum);
+    }
+}

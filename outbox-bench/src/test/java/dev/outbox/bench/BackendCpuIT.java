@@ -1,0 +1,47 @@
+package dev.outbox.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.outbox.testing.TestPostgres;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class BackendCpuIT {
+
+    private final TestPostgres pg = TestPostgres.get();
+
+    @Test
+    void countsTheCpuOfTheBackendsServingAClientByItsApplicationName() throws Exception {
+        BackendCpu backends = new BackendCpu(pg);
+        String url = BackendCpu.withClient(pg.jdbcUrl(), "probe");
+        try (Connection busy = DriverManager.getConnection(url, pg.user(), pg.password()); Statement s = busy.createStatement()) {
+            backends.sample(); // finds the backend before it works
+            try (ResultSet r = s.executeQuery("SELECT count(*) FROM generate_series(1, 5000000) g WHERE g % 7 = 3")) {
+                r.next();
+            }
+            backends.sample();
+        }
+        Optional<Double> probe = backends.seconds("probe");
+        assumeTrue(probe.isPresent(), "the server runs on another machine");
+        assertThat(probe.get()).as("CPU s of the probe's backend").isGreaterThanOrEqualTo(0.1);
+        assertThat(backends.seconds("relay")).contains(0.0);
+        backends.sample(); // the backend has ended (or is ending): its last reading stands
+        assertThat(backends.seconds("probe").orElseThrow()).isGreaterThanOrEqualTo(probe.get());
+    }
+
+    @Test
+    void namesTheClientInTheJdbcUrl() {
+        assertThat(BackendCpu.withClient("jdbc:postgresql://127.0.0.1:5432/test", "relay"))
+                .isEqualTo("jdbc:postgresql://127.0.0.1:5432/test?ApplicationName=outbox-bench-relay");
+        assertThat(BackendCpu.withClient("jdbc:postgresql://127.0.0.1:5432/test?ssl=false", "worker"))
+                .isEqualTo("jdbc:postgresql://127.0.0.1:5432/test?ssl=false&ApplicationName=outbox-bench-worker");
+        assertThatThrownBy(() -> BackendCpu.withClient("jdbc:postgresql://h/test?ApplicationName=app", "relay"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ApplicationName");
+    }
+}
