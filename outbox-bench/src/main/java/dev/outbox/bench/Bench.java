@@ -475,8 +475,8 @@ public final class Bench {
 
     /**
      * S4's producers warm up at this many times the offered rate: on their schedule, so that the code the
-     * JIT compiles has seen a producer wait for its next event as a measured run's does (as fast as they
-     * could, the first wait after the warm-up undid the compiled loop and compiled it again).
+     * JIT compiles has seen a producer wait for its next event as a measured run's does (warmed up as fast
+     * as they could, this JVM still compiled for a third of a core in the measured run's first seconds).
      */
     static final int WARM_UP_RATE_FACTOR = 2;
 
