@@ -31,7 +31,8 @@ final class JfrTop {
         Map<String, Integer> total = new HashMap<>();
         Map<String, Integer> library = new HashMap<>();
         int samples = 0;
-        for (RecordedEvent e : RecordingFile.readAllEvents(recording)) {
+        List<RecordedEvent> events = RecordingFile.readAllEvents(recording); // once, for the samples and the waits
+        for (RecordedEvent e : events) {
             if (!e.getEventType().getName().equals("jdk.ExecutionSample") || e.getStackTrace() == null) {
                 continue;
             }
@@ -63,7 +64,7 @@ final class JfrTop {
             print("under project method (total)", total, samples, rows);
             print("top frame (self)", self, samples, rows);
         }
-        List<Waits> waits = waits(recording);
+        List<Waits> waits = waits(events);
         System.out.println("  waits over the recording's threshold (10 ms in the profile settings), by thread and project method:");
         waits.stream().limit(rows).forEach(w -> System.out.printf("    %8.0f ms %6d × p50 %7.1f max %8.1f ms  %s %s | %s%n", w.totalMillis(), w.count(),
                 w.p50Millis(), w.maxMillis(), w.event(), w.thread(), w.method()));
@@ -84,8 +85,12 @@ final class JfrTop {
      * longer than its threshold), grouped as {@link Waits}, longest in total first.
      */
     static List<Waits> waits(Path recording) throws IOException {
+        return waits(RecordingFile.readAllEvents(recording));
+    }
+
+    private static List<Waits> waits(List<RecordedEvent> events) {
         Map<List<String>, List<Double>> grouped = new HashMap<>();
-        for (RecordedEvent e : RecordingFile.readAllEvents(recording)) {
+        for (RecordedEvent e : events) {
             String type = e.getEventType().getName();
             if (!WAIT_EVENTS.contains(type) || e.getThread() == null) {
                 continue;
