@@ -1,11 +1,6 @@
 package dev.outbox.bench;
 
 import dev.outbox.testing.TestPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -79,7 +74,7 @@ final class BackendCpu {
             }
         }
         for (Map.Entry<Integer, String> backend : clients.entrySet()) {
-            read(backend.getKey()).ifPresent(s -> seconds.put(backend.getKey(), s));
+            ChildProcess.cpuSecondsOf(backend.getKey()).ifPresent(s -> seconds.put(backend.getKey(), s)); // ended: the last reading stands
         }
     }
 
@@ -89,7 +84,7 @@ final class BackendCpu {
                 checked = true;
                 try (ResultSet own = s.executeQuery("SELECT pg_backend_pid()")) {
                     own.next();
-                    if (read(own.getInt(1)).isEmpty()) {
+                    if (ChildProcess.cpuSecondsOf(own.getInt(1)).isEmpty()) {
                         local = false;
                         return;
                     }
@@ -100,16 +95,6 @@ final class BackendCpu {
                     clients.putIfAbsent(r.getInt(1), r.getString(2));
                 }
             }
-        }
-    }
-
-    private static Optional<Double> read(int pid) {
-        try {
-            return Optional.of(ChildProcess.cpuSecondsOf(Files.readString(Path.of("/proc", String.valueOf(pid), "stat"))));
-        } catch (NoSuchFileException e) {
-            return Optional.empty(); // ended, or not here
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not read the CPU of backend " + pid, e);
         }
     }
 

@@ -1,12 +1,15 @@
 package dev.outbox.bench;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -66,7 +69,7 @@ final class ChildProcess implements AutoCloseable {
                     peakRssKb = Math.max(peakRssKb, Long.parseLong(line.replaceAll("[^0-9]", "")));
                 }
             }
-            cpuSeconds = cpuSecondsOf(Files.readString(Path.of("/proc", String.valueOf(pid()), "stat")));
+            cpuSeconds = cpuSecondsOf(pid()).orElse(cpuSeconds);
             if (byThread) {
                 threadCpuSeconds = readThreadCpuSeconds();
             }
@@ -93,6 +96,20 @@ final class ChildProcess implements AutoCloseable {
             }
         }
         return byName;
+    }
+
+    /**
+     * The CPU seconds of process {@code pid} on this machine ({@code /proc/<pid>/stat}), or empty when
+     * there is no such process (any more, or here).
+     */
+    static OptionalDouble cpuSecondsOf(long pid) {
+        try {
+            return OptionalDouble.of(cpuSecondsOf(Files.readString(Path.of("/proc", String.valueOf(pid), "stat"))));
+        } catch (NoSuchFileException e) {
+            return OptionalDouble.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not read the CPU of process " + pid, e);
+        }
     }
 
     /** utime + stime of a process's or a thread's {@code stat} line, in seconds (clock ticks of 1/100 s). */
