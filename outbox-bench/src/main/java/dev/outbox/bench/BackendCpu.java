@@ -98,6 +98,14 @@ final class BackendCpu {
         }
     }
 
+    /**
+     * Whether a backend of the client counted as {@code name} was found: one that connected and ended
+     * between two of {@link #REFRESH_EVERY} samples is not, and a short client may have none.
+     */
+    synchronized boolean seen(String name) {
+        return clients.containsValue(client(name));
+    }
+
     /** The CPU seconds of the backends of the client counted as {@code name}, as last read; empty where they cannot be read. */
     synchronized Optional<Double> seconds(String name) {
         if (!local || failure != null) {

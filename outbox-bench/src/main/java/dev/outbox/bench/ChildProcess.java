@@ -134,6 +134,18 @@ final class ChildProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /**
+     * Waits for the process to end by itself and returns its exit code; stops it (SIGTERM, then SIGKILL)
+     * and throws when it has not ended within {@code timeout}.
+     */
+    int awaitExit(java.time.Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            stop(30);
+            throw new IllegalStateException(name + " did not end within " + timeout + ", see " + log);
+        }
+        return process.exitValue();
+    }
+
     String name() {
         return name;
     }

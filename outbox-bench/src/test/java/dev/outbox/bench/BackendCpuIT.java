@@ -31,6 +31,8 @@ class BackendCpuIT {
         assumeTrue(probe.isPresent(), "the server runs on another machine");
         assertThat(probe.get()).as("CPU s of the probe's backend").isGreaterThanOrEqualTo(0.1);
         assertThat(backends.seconds("relay")).contains(0.0);
+        assertThat(backends.seen("probe")).isTrue();
+        assertThat(backends.seen("relay")).isFalse();
         backends.sample(); // the backend has ended (or is ending): its last reading stands
         assertThat(backends.seconds("probe").orElseThrow()).isGreaterThanOrEqualTo(probe.get());
     }

@@ -30,10 +30,12 @@ class BenchSmokeIT {
         }
         Map<String, Map<String, List<Double>>> results = bench.results();
         assertThat(results).containsKeys("CEIL", "S1", "S2", "S3", "S4 LISTEN/NOTIFY", "S4 poll-only", "S5", "R1",
-                "REF-S1", "REF-S2", "REF-R1", "REF-R1-TX");
+                "REF-S1", "REF-S1-FRESH", "REF-S2", "REF-R1", "REF-R1-TX");
         assertThat(results.get("R1")).containsKey(Bench.PRODUCER_CPU_METRIC);
         assertThat(results.get("REF-R1-TX")).containsKeys(Bench.R1_METRIC, Bench.PRODUCER_CPU_METRIC);
         assertThat(results.get("REF-S1")).containsKey("events/s (backlog 500)");
+        assertThat(results.get("REF-S1-FRESH")).containsKeys("events/s (backlog 500)", Bench.FRESH_REFERENCE_CPU_METRIC);
+        assertThat(results.get("REF-S1-FRESH").get(Bench.FRESH_REFERENCE_CPU_METRIC).get(0)).isPositive();
         assertThat(results.get("REF-S2")).containsKey("commit→completed p99 ms");
         assertThat(results.get("S2")).containsKey("worker CPU s per 100,000 events");
         assertThat(results.get("S1")).containsKeys("events/s (backlog 500)", "relay peak RSS MB", "worker peak RSS MB");

@@ -1,14 +1,19 @@
 package dev.outbox.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A child JVM's CPU as the benchmark reads it from /proc: in all, and by thread with a pool's numbers folded. */
+/**
+ * A child JVM's CPU as the benchmark reads it from /proc: in all, and by thread with a pool's numbers
+ * folded; and the wait for a child that ends by itself.
+ */
 class ChildProcessTest {
 
     @TempDir
@@ -31,6 +36,31 @@ class ChildProcessTest {
                 t.start();
             }
             Thread.sleep(60_000);
+        }
+    }
+
+    /** Exits at once with the status of its argument. */
+    public static final class Exiter {
+        public static void main(String[] args) {
+            System.exit(Integer.parseInt(args[0]));
+        }
+    }
+
+    @Test
+    void awaitExitGivesTheExitStatusOfAProcessThatEndsByItself() throws Exception {
+        try (ChildProcess child = ChildProcess.start("exiter", Exiter.class.getName(), List.of("3"), Map.of(), dir, List.of())) {
+            assertThat(child.awaitExit(Duration.ofSeconds(30))).isEqualTo(3);
+            assertThat(child.isAlive()).isFalse();
+        }
+    }
+
+    @Test
+    void awaitExitStopsAProcessThatOutlivesTheWaitAndSaysSo() throws Exception {
+        try (ChildProcess child = ChildProcess.start("spinner", Spinner.class.getName(), List.of(), Map.of(), dir, List.of())) {
+            assertThatThrownBy(() -> child.awaitExit(Duration.ofMillis(500)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("spinner did not end within PT0.5S");
+            assertThat(child.isAlive()).isFalse();
         }
     }
 
