@@ -18,15 +18,18 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Where the server runs on this machine, each {@link #sample} reads {@code /proc/<pid>/stat} of the
  * backends it knows and asks {@code pg_stat_activity} for new ones every {@value #REFRESH_EVERY}th
- * sample; a backend's last reading stands after it ends, and a backend that ended between two readings
+ * sample, on one connection of its own kept until {@link #close} (a new connection per refresh would
+ * start a new backend every time, on the machine it measures); a backend's last reading stands after it ends, and a backend that ended between two readings
  * loses what it spent since the last one. Where the server does not run here (no {@code /proc} entry
  * for the backend of the sampler's own connection), {@link #seconds} is empty.
  */
-final class BackendCpu {
+final class BackendCpu implements AutoCloseable {
 
     /** The {@code application_name} prefix of the clients counted here. */
     static final String PREFIX = "outbox-bench-";
     static final int REFRESH_EVERY = 10;
+    /** The client name of the refreshes' own connection, which is not counted. */
+    static final String SAMPLER = "sampler";
 
     private final TestPostgres pg;
     /** Backend pid → its client's name, and its CPU seconds at the last reading. */
@@ -36,6 +39,8 @@ final class BackendCpu {
     private boolean local = true;
     private @Nullable String failure;
     private int samples;
+    /** The connection of the refreshes, opened by the first. */
+    private @Nullable Connection connection;
 
     BackendCpu(TestPostgres pg) {
         this.pg = pg;
@@ -79,7 +84,10 @@ final class BackendCpu {
     }
 
     private void refresh() throws SQLException {
-        try (Connection c = pg.connect(); Statement s = c.createStatement()) {
+        if (connection == null) {
+            connection = java.sql.DriverManager.getConnection(withClient(pg.jdbcUrl(), SAMPLER), pg.user(), pg.password());
+        }
+        try (Statement s = connection.createStatement()) {
             if (!checked) { // the first time: is this connection's own backend a process here?
                 checked = true;
                 try (ResultSet own = s.executeQuery("SELECT pg_backend_pid()")) {
@@ -90,7 +98,8 @@ final class BackendCpu {
                     }
                 }
             }
-            try (ResultSet r = s.executeQuery("SELECT pid, application_name FROM pg_stat_activity WHERE application_name LIKE '" + PREFIX + "%'")) {
+            try (ResultSet r = s.executeQuery("SELECT pid, application_name FROM pg_stat_activity WHERE application_name LIKE '" + PREFIX
+                    + "%' AND pid <> pg_backend_pid()")) {
                 while (r.next()) {
                     clients.putIfAbsent(r.getInt(1), r.getString(2));
                 }
@@ -104,6 +113,15 @@ final class BackendCpu {
      */
     synchronized boolean seen(String name) {
         return clients.containsValue(client(name));
+    }
+
+    /** Closes the connection of the refreshes; what was read stays readable. */
+    @Override
+    public synchronized void close() throws SQLException {
+        if (connection != null) {
+            connection.close();
+            connection = null;
+        }
     }
 
     /** The CPU seconds of the backends of the client counted as {@code name}, as last read; empty where they cannot be read. */

@@ -748,6 +748,7 @@ public final class Bench {
                 put(name, "peak RSS MB", reference.peakRssMb());
             } finally {
                 sampler.shutdownNow();
+                backends.close();
             }
             put(name, "events/s (backlog " + scale.backlog + ")", schema.drainRate());
             put(name, FRESH_REFERENCE_CPU_METRIC, cpu * 100_000 / scale.backlog);
@@ -1413,6 +1414,8 @@ public final class Bench {
         @Override
         public void close() throws Exception {
             sampler.shutdownNow();
+            sampler.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+            backends.close();
             int relayExit = relay.stop(60);
             int workerExit = worker == null ? 0 : (worker.isAlive() ? worker.stop(60) : 0);
             if (scrapeFailures.get() > 0) {

@@ -9,6 +9,8 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +37,37 @@ class BackendCpuIT {
         assertThat(backends.seen("relay")).isFalse();
         backends.sample(); // the backend has ended (or is ending): its last reading stands
         assertThat(backends.seconds("probe").orElseThrow()).isGreaterThanOrEqualTo(probe.get());
+    }
+
+    @Test
+    void asksForNewBackendsOnOneConnectionOfItsOwnThatItDoesNotCount() throws Exception {
+        try (BackendCpu backends = new BackendCpu(pg); Connection probe = pg.connect(); Statement s = probe.createStatement()) {
+            List<Integer> pids = new ArrayList<>();
+            for (int i = 0; i < 3 * BackendCpu.REFRESH_EVERY; i++) {
+                backends.sample();
+                assumeTrue(backends.seconds("relay").isPresent(), "the server runs on another machine");
+                if (i % BackendCpu.REFRESH_EVERY == 0) { // just after a refresh
+                    try (ResultSet r = s.executeQuery("SELECT pid FROM pg_stat_activity WHERE application_name = '"
+                            + BackendCpu.client(BackendCpu.SAMPLER) + "'")) {
+                        while (r.next()) {
+                            pids.add(r.getInt(1));
+                        }
+                    }
+                }
+            }
+            assertThat(pids).as("the refreshes' backend, after each of three refreshes").hasSize(3).containsOnly(pids.get(0));
+            assertThat(backends.seen(BackendCpu.SAMPLER)).isFalse();
+            backends.close();
+            int left = 1;
+            for (int tries = 0; tries < 50 && left > 0; tries++) { // the backend ends just after the connection closes
+                Thread.sleep(100);
+                try (ResultSet r = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pids.get(0))) {
+                    r.next();
+                    left = r.getInt(1);
+                }
+            }
+            assertThat(left).as("the refreshes' backend after close").isZero();
+        }
     }
 
     @Test
