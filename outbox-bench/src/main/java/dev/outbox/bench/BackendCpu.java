@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Where the server runs on this machine, each {@link #sample} reads {@code /proc/<pid>/stat} of the
  * backends it knows and asks {@code pg_stat_activity} for new ones every {@value #REFRESH_EVERY}th
- * sample, on one connection of its own kept until {@link #close} (a new connection per refresh would
+ * sample (every sample for the first {@value #REFRESH_EVERY}), on one connection of its own kept until {@link #close} (a new connection per refresh would
  * start a new backend every time, on the machine it measures); a backend's last reading stands after it ends, and a backend that ended between two readings
  * loses what it spent since the last one. Where the server does not run here (no {@code /proc} entry
  * for the backend of the sampler's own connection), {@link #seconds} is empty.
@@ -64,12 +64,18 @@ final class BackendCpu implements AutoCloseable {
         return url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + client(name);
     }
 
-    /** Reads the CPU of the backends known, after asking the server for new ones every {@value #REFRESH_EVERY}th time. */
+    /**
+     * Reads the CPU of the backends known, after asking the server for new ones every {@value #REFRESH_EVERY}th
+     * time, and every time for the first {@value #REFRESH_EVERY}, when the clients started with it connect.
+     */
     synchronized void sample() {
         if (!local || failure != null) {
             return;
         }
-        if (samples++ % REFRESH_EVERY == 0) {
+        // every sample for the first REFRESH_EVERY: a JVM started with the sampler connects after its first
+        // sample, and a short one (REF-S1-FRESH at smoke scale) may end before the REFRESH_EVERY-th
+        int sample = samples++;
+        if (sample < REFRESH_EVERY || sample % REFRESH_EVERY == 0) {
             try {
                 refresh();
             } catch (SQLException e) { // the figures would be short: none is given (the scenario's sampler goes on)

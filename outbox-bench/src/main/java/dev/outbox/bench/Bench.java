@@ -752,7 +752,7 @@ public final class Bench {
             }
             put(name, "events/s (backlog " + scale.backlog + ")", schema.drainRate());
             put(name, FRESH_REFERENCE_CPU_METRIC, cpu * 100_000 / scale.backlog);
-            if (backends.seen("reference")) { // a drain shorter than the refresh of the backends may end before they are found
+            if (backends.seen("reference")) { // a reference that connected and ended between two samples is not found
                 backends.seconds("reference").ifPresent(seconds -> put(name, BackendCpu.metric("reference"), seconds * 100_000 / scale.backlog));
             }
             verifyExactlyOnce(schema, scale.backlog);

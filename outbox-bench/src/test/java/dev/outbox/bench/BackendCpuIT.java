@@ -71,6 +71,18 @@ class BackendCpuIT {
     }
 
     @Test
+    void findsAClientThatConnectsAfterTheFirstSampleAtTheNextSample() throws Exception {
+        try (BackendCpu backends = new BackendCpu(pg)) {
+            backends.sample(); // before any client of this test connected, as when a scenario starts a JVM that connects later
+            assumeTrue(backends.seconds("late").isPresent(), "the server runs on another machine");
+            try (Connection late = DriverManager.getConnection(BackendCpu.withClient(pg.jdbcUrl(), "late"), pg.user(), pg.password())) {
+                backends.sample();
+                assertThat(backends.seen("late")).as("found at the second sample, not the " + BackendCpu.REFRESH_EVERY + "th").isTrue();
+            }
+        }
+    }
+
+    @Test
     void namesTheClientInTheJdbcUrl() {
         assertThat(BackendCpu.withClient("jdbc:postgresql://127.0.0.1:5432/test", "relay"))
                 .isEqualTo("jdbc:postgresql://127.0.0.1:5432/test?ApplicationName=outbox-bench-relay");
