@@ -794,7 +794,8 @@ public final class Bench {
         put(name, PRODUCER_CPU_METRIC, recorded == 0 ? Double.NaN : cpu * 100_000 / recorded);
     }
 
-    private static long processCpuNanos() {
+    /** This JVM's CPU time so far, in nanoseconds. */
+    static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }

@@ -41,8 +41,7 @@ public final class FreshReference {
             e.printStackTrace();
             System.exit(1);
         }
-        double cpu = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
-                .getProcessCpuTime() / 1e9;
+        double cpu = Bench.processCpuNanos() / 1e9;
         System.out.printf(java.util.Locale.ROOT, "%s %d; %s %.3f%n", COMPLETED, expected, CPU, cpu);
         System.exit(0);
     }
