@@ -18,9 +18,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Where the server runs on this machine, each {@link #sample} reads {@code /proc/<pid>/stat} of the
  * backends it knows and asks {@code pg_stat_activity} for new ones every {@value #REFRESH_EVERY}th
- * sample (every sample for the first {@value #REFRESH_EVERY}), on one connection of its own kept until {@link #close} (a new connection per refresh would
- * start a new backend every time, on the machine it measures); a backend's last reading stands after it ends, and a backend that ended between two readings
- * loses what it spent since the last one. Where the server does not run here (no {@code /proc} entry
+ * sample (every sample for the first {@value #REFRESH_EVERY}), on one connection of its own kept
+ * until {@link #close} (a new connection per refresh would start a new backend every time, on the
+ * machine it measures); a backend's last reading stands after it ends, and a backend that ended
+ * between two readings loses what it spent since the last one. Where the server does not run here (no {@code /proc} entry
  * for the backend of the sampler's own connection), {@link #seconds} is empty.
  */
 final class BackendCpu implements AutoCloseable {

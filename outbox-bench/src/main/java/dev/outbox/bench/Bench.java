@@ -728,27 +728,20 @@ public final class Bench {
             env.put(TestPostgres.USER_ENV, pg.user());
             env.put(TestPostgres.PASSWORD_ENV, pg.password());
             env.put(TestRabbit.URI_ENV, rabbit.uri());
-            BackendCpu backends = new BackendCpu(pg);
-            java.util.concurrent.ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
             double cpu;
+            BackendCpu backends;
             try (ChildProcess reference = ChildProcess.start("reference-" + schema.name, FRESH_REFERENCE_MAIN,
                     List.of(schema.name, "bench-ref-" + schema.name, String.valueOf(scale.backlog)), env, workDir, serviceJvmOptions("reference-" + schema.name))) {
-                sampler.scheduleAtFixedRate(() -> {
-                    reference.sample();
-                    backends.sample();
-                }, 0, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
-                int exit = reference.awaitExit(FreshReference.TIMEOUT.plusMinutes(1));
-                sampler.shutdown();
-                sampler.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
-                String log = Files.readString(reference.log());
-                if (exit != 0) {
-                    throw new IllegalStateException("the reference in a JVM of its own exited with " + exit + ", see " + reference.log() + ":\n" + log);
+                try (Sampler sampler = new Sampler(pg, List.of(reference))) {
+                    backends = sampler.backends();
+                    int exit = reference.awaitExit(FreshReference.TIMEOUT.plusMinutes(1));
+                    String log = Files.readString(reference.log());
+                    if (exit != 0) {
+                        throw new IllegalStateException("the reference in a JVM of its own exited with " + exit + ", see " + reference.log() + ":\n" + log);
+                    }
+                    cpu = FreshReference.cpuSeconds(log);
                 }
-                cpu = FreshReference.cpuSeconds(log);
                 put(name, "peak RSS MB", reference.peakRssMb());
-            } finally {
-                sampler.shutdownNow();
-                backends.close();
             }
             put(name, "events/s (backlog " + scale.backlog + ")", schema.drainRate());
             put(name, FRESH_REFERENCE_CPU_METRIC, cpu * 100_000 / scale.backlog);
@@ -1291,16 +1284,16 @@ public final class Bench {
         private final Bench bench;
         private final ChildProcess relay;
         private final ChildProcess worker;
-        private final java.util.concurrent.ScheduledExecutorService sampler = Executors.newScheduledThreadPool(2);
+        private final Sampler sampler;
         private final AtomicLong scrapeFailures = new AtomicLong();
         private final BackendCpu backends;
 
         private Processes(Bench bench, ChildProcess relay, ChildProcess worker) {
             this.bench = bench;
-            this.backends = new BackendCpu(bench.pg);
             this.relay = relay;
             this.worker = worker;
-            sampler.scheduleAtFixedRate(this::sample, 200, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
+            this.sampler = new Sampler(bench.pg, worker == null ? List.of(relay) : List.of(relay, worker));
+            this.backends = sampler.backends();
         }
 
         static Processes start(Bench bench, Schema schema, Topology topology, boolean pollOnly) throws Exception {
@@ -1355,7 +1348,7 @@ public final class Bench {
         void scrape(int port) {
             java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
             java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build();
-            sampler.scheduleAtFixedRate(() -> {
+            sampler.every(Duration.ofSeconds(SCRAPE_SECONDS), () -> {
                 try {
                     java.net.http.HttpResponse<String> response = http.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
                     if (response.statusCode() != 200 || !response.body().contains("outbox_relay_events_routed_total")) {
@@ -1366,15 +1359,11 @@ public final class Bench {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-            }, 0, SCRAPE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            });
         }
 
         void sample() {
-            relay.sample();
-            if (worker != null) {
-                worker.sample();
-            }
-            backends.sample();
+            sampler.sample();
         }
 
         /** The relay's CPU seconds so far, read now. */
@@ -1414,9 +1403,7 @@ public final class Bench {
 
         @Override
         public void close() throws Exception {
-            sampler.shutdownNow();
-            sampler.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
-            backends.close();
+            sampler.close();
             int relayExit = relay.stop(60);
             int workerExit = worker == null ? 0 : (worker.isAlive() ? worker.stop(60) : 0);
             if (scrapeFailures.get() > 0) {
