@@ -347,7 +347,7 @@ public final class RelayTransitions {
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, shared.now())
                 .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds)))
                 .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
-                .and(OUTBOX_DELIVERIES.STATUS.eq(DISPATCHED))
+                .and(DeliveryTransitions.DISPATCHED_BY_ID)
                 .returningResult(OUTBOX_DELIVERIES.ID)
                 .fetch(OUTBOX_DELIVERIES.ID);
     }

@@ -116,6 +116,16 @@ public final class RenderedStatement {
         return new RenderedStatement(preamble + ";\n" + sql, positions, parameters, true);
     }
 
+    /**
+     * This statement under {@code EXPLAIN} (after its preamble, if it has one): {@link #query} reads
+     * the plan PostgreSQL would run it with for the values given, one line per row, without running it.
+     * For the tests of the plans our statements get.
+     */
+    RenderedStatement explain() {
+        int body = preamble ? sql.indexOf(";\n") + 2 : 0;
+        return new RenderedStatement(sql.substring(0, body) + "EXPLAIN " + sql.substring(body), positions, parameters, preamble);
+    }
+
     /** The SQL text, with one {@code ?} per bind position. */
     public String sql() {
         return sql;

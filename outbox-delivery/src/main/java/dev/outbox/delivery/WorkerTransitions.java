@@ -62,7 +62,7 @@ public final class WorkerTransitions {
                 .set(OUTBOX_DELIVERIES.FAILURE_REASON, reason.code())
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                .where(OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched))
+                .where(DeliveryTransitions.DISPATCHED_BY_ID)
                 .and(OUTBOX_DELIVERIES.ID.eq(dispatch.deliveryId()))
                 .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(dispatch.dispatchId()))
                 .execute() == 1;

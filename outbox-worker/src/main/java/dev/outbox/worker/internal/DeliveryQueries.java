@@ -3,6 +3,7 @@ package dev.outbox.worker.internal;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
+import dev.outbox.delivery.DeliveryTransitions;
 import dev.outbox.delivery.PlannedDsl;
 import dev.outbox.delivery.RenderedStatement;
 import dev.outbox.flyway.OutboxTables;
@@ -63,6 +64,6 @@ final class DeliveryQueries {
         return db.fetchExists(db.selectOne().from(OUTBOX_DELIVERIES)
                 .where(OUTBOX_DELIVERIES.ID.eq(deliveryId))
                 .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(dispatchId))
-                .and(OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched)));
+                .and(DeliveryTransitions.DISPATCHED_BY_ID));
     }
 }
