@@ -197,10 +197,16 @@ public final class Bench {
         for (int run = 1; run <= runs; run++) {
             for (String s : scenarios) {
                 System.out.printf("run %d/%d %s ...%n", run, runs, s);
-                boolean statements = pgStat && PgStatements.reset(bench.pg);
-                bench.run(s);
-                if (statements) {
-                    PgStatements.print(bench.pg, "run " + run + " " + s, 15);
+                PgStatements statements = pgStat ? PgStatements.start(bench.pg) : null;
+                try {
+                    bench.run(s);
+                } finally {
+                    if (statements != null) {
+                        statements.close();
+                    }
+                }
+                if (statements != null) {
+                    statements.print("run " + run + " " + s, 15);
                 }
             }
         }
