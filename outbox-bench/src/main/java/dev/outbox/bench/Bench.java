@@ -801,10 +801,6 @@ public final class Bench {
 
     // ---------------------------------------------------------------- helpers
 
-    /**
-     * The JVM options of a child process (relay or worker): a flight recording to {@code <jfrDir>/<name>.jfr}
-     * when asked for, then the options of {@code --service-jvm}.
-     */
     /** The relay's JVM options: its own ({@link #RELAY_JVM}, or {@code --relay-jvm}), then those of every service. */
     List<String> relayJvmOptions(String name) {
         List<String> options = new ArrayList<>(relayJvm);
@@ -812,6 +808,10 @@ public final class Bench {
         return options;
     }
 
+    /**
+     * The JVM options of a child process (relay or worker): a flight recording to {@code <jfrDir>/<name>.jfr}
+     * when asked for, then the options of {@code --service-jvm}.
+     */
     List<String> serviceJvmOptions(String name) {
         List<String> options = new ArrayList<>();
         if (jfrDir != null) {
