@@ -32,13 +32,17 @@ final class PgStatements implements AutoCloseable {
     /** The counters of one statement at one moment. */
     record Counters(long calls, double execMillis, long blocksHit, long rows) {}
 
+    /** The counters of every statement, by query id, {@code atSeconds} after the reset. */
+    record Snapshot(long atSeconds, Map<Long, Counters> counters) {}
+
     private final TestPostgres pg;
-    private final List<Map<Long, Counters>> snapshots = new ArrayList<>();
+    private final long resetNanos = System.nanoTime();
+    private final List<Snapshot> snapshots = new ArrayList<>();
     private final ScheduledExecutorService every;
 
     private PgStatements(TestPostgres pg) {
         this.pg = pg;
-        snapshots.add(Map.of()); // the counters were just reset
+        snapshots.add(new Snapshot(0, Map.of())); // the counters were just reset
         this.every = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bench-pg-stat");
             t.setDaemon(true);
@@ -72,19 +76,29 @@ final class PgStatements implements AutoCloseable {
         } catch (SQLException e) {
             return; // a window left out; the next one spans both
         }
+        long atSeconds = Math.round((System.nanoTime() - resetNanos) / 1e9);
         synchronized (snapshots) {
-            snapshots.add(now);
+            snapshots.add(new Snapshot(atSeconds, now));
         }
     }
 
     @Override
     public void close() {
         every.shutdownNow();
+        try {
+            every.awaitTermination(5, TimeUnit.SECONDS); // a snapshot under way ends before the last is taken
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
-    /** Stops the windows, then prints the top {@code rows} statements of the scenario and the windows of the top {@link #WINDOWED}. */
+    /**
+     * Stops the windows and takes the last (from the last window to now), then prints the top {@code rows}
+     * statements of the scenario and the windows of the top {@link #WINDOWED}.
+     */
     void print(String scenario, int rows) {
         close();
+        snapshot();
         String sql = "SELECT queryid, calls, total_exec_time, total_plan_time, rows, query FROM pg_stat_statements"
                 + " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
                 + " ORDER BY total_exec_time + total_plan_time DESC LIMIT " + rows;
@@ -104,7 +118,7 @@ final class PgStatements implements AutoCloseable {
             System.out.println("pg_stat_statements could not be read (" + e.getSQLState() + ")");
             return;
         }
-        List<Map<Long, Counters>> taken;
+        List<Snapshot> taken;
         synchronized (snapshots) {
             taken = List.copyOf(snapshots);
         }
@@ -123,20 +137,21 @@ final class PgStatements implements AutoCloseable {
 
     /**
      * The windows of one statement: for each pair of consecutive snapshots (the first taken at the reset,
-     * then one every window) in which it was called, its calls and, per call, the execution time, rows
-     * and buffer hits of that window. A snapshot without the statement counts as zero (it had not run yet).
+     * then one every window, a window whose snapshot failed counted with the next) in which it was called,
+     * the seconds the window spans, its calls and, per call, the execution time, rows and buffer hits of
+     * that window. A snapshot without the statement counts as zero (it had not run yet).
      */
-    static List<String> windows(List<Map<Long, Counters>> snapshots, long queryId) {
+    static List<String> windows(List<Snapshot> snapshots, long queryId) {
         List<String> lines = new ArrayList<>();
         Counters zero = new Counters(0, 0, 0, 0);
         for (int w = 1; w < snapshots.size(); w++) {
-            Counters before = snapshots.get(w - 1).getOrDefault(queryId, zero);
-            Counters after = snapshots.get(w).getOrDefault(queryId, zero);
+            Counters before = snapshots.get(w - 1).counters().getOrDefault(queryId, zero);
+            Counters after = snapshots.get(w).counters().getOrDefault(queryId, zero);
             long calls = after.calls() - before.calls();
             if (calls <= 0) {
                 continue;
             }
-            lines.add(String.format("%3d–%3d s: %7d calls, %7.3f ms, %7.1f rows, %8.1f hits", (w - 1) * WINDOW_SECONDS, w * WINDOW_SECONDS,
+            lines.add(String.format("%3d–%3d s: %7d calls, %7.3f ms, %7.1f rows, %8.1f hits", snapshots.get(w - 1).atSeconds(), snapshots.get(w).atSeconds(),
                     calls, (after.execMillis() - before.execMillis()) / calls, (double) (after.rows() - before.rows()) / calls,
                     (double) (after.blocksHit() - before.blocksHit()) / calls));
         }
