@@ -26,8 +26,10 @@ final class PgStatements implements AutoCloseable {
     static final int WINDOW_SECONDS = 10;
     /** How many of the top statements get their windows printed. */
     static final int WINDOWED = 5;
+    /** The statements of the benchmark's database only (the server may serve others). */
+    private static final String THIS_DATABASE = " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())";
     private static final String COUNTERS = "SELECT queryid, calls, total_exec_time, shared_blks_hit, rows FROM pg_stat_statements"
-            + " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())";
+            + THIS_DATABASE;
 
     /** The counters of one statement at one moment. */
     record Counters(long calls, double execMillis, long blocksHit, long rows) {}
@@ -100,7 +102,7 @@ final class PgStatements implements AutoCloseable {
         close();
         snapshot();
         String sql = "SELECT queryid, calls, total_exec_time, total_plan_time, rows, query FROM pg_stat_statements"
-                + " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                + THIS_DATABASE
                 + " ORDER BY total_exec_time + total_plan_time DESC LIMIT " + rows;
         List<Long> top = new ArrayList<>();
         List<String> texts = new ArrayList<>();
@@ -151,8 +153,9 @@ final class PgStatements implements AutoCloseable {
             if (calls <= 0) {
                 continue;
             }
-            lines.add(String.format("%3d–%3d s: %7d calls, %7.3f ms, %7.1f rows, %8.1f hits", snapshots.get(w - 1).atSeconds(), snapshots.get(w).atSeconds(),
-                    calls, (after.execMillis() - before.execMillis()) / calls, (double) (after.rows() - before.rows()) / calls,
+            lines.add(String.format("%3d–%3d s: %7d calls, %7.3f ms, %7.1f rows, %8.1f hits",
+                    snapshots.get(w - 1).atSeconds(), snapshots.get(w).atSeconds(), calls,
+                    (after.execMillis() - before.execMillis()) / calls, (double) (after.rows() - before.rows()) / calls,
                     (double) (after.blocksHit() - before.blocksHit()) / calls));
         }
         return lines;
