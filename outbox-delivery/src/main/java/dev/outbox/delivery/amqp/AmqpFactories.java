@@ -1,6 +1,7 @@
 package dev.outbox.delivery.amqp;
 
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.impl.DefaultExceptionHandler;
 import java.security.NoSuchAlgorithmException;
 import javax.net.ssl.SSLContext;
 
@@ -15,9 +16,23 @@ public final class AmqpFactories {
 
     private AmqpFactories() {}
 
-    /** A new factory for {@code address}. */
+    /**
+     * {@code factory} with the {@link QuietExceptionHandler}: a copy when it has the client's default
+     * handler, the same factory when its owner chose a handler of their own.
+     */
+    public static ConnectionFactory quiet(ConnectionFactory factory) {
+        if (factory.getExceptionHandler().getClass() != DefaultExceptionHandler.class) {
+            return factory;
+        }
+        ConnectionFactory copy = factory.clone();
+        copy.setExceptionHandler(new QuietExceptionHandler());
+        return copy;
+    }
+
+    /** A new factory for {@code address}, with the {@link QuietExceptionHandler}. */
     public static ConnectionFactory of(AmqpAddress address) {
         ConnectionFactory factory = new ConnectionFactory();
+        factory.setExceptionHandler(new QuietExceptionHandler());
         factory.setHost(address.host());
         factory.setPort(address.port());
         if (address.username() != null && address.password() != null) {
