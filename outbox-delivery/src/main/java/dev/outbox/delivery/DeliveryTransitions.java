@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * The retry-or-fail transition shared by T3 (publish refused), T4 (timed out) and T6 (retryable
  * error): one guarded UPDATE that sends a dispatched delivery back to pending with the next delay of
  * its own snapshot, or to failed with the given reason when it has none left. It clears
- * {@code dispatched_at} and {@code delivery_timeout_at} on a retry; {@code dispatch_id} stays, so a
+ * {@code dispatched_at}, {@code started_at} and {@code delivery_timeout_at} on a retry (a final
+ * failure keeps {@code started_at}: it says whether the last attempt's handler ran); {@code dispatch_id} stays, so a
  * late result of the superseded dispatch still finds nothing to change.
  *
  * <p>Every statement includes {@code status = 'dispatched'} in its WHERE clause ({@link #DISPATCHED_BY_ID});
@@ -139,6 +140,16 @@ public final class DeliveryTransitions {
      * then the values of {@code guardParams}; read what it changed with {@link #outcomes}.
      */
     public RenderedStatement retryOrFailStatement(DSLContext ctx, Condition guard, Param<?>... guardParams) {
+        return retryOrFailStatement(ctx, guard, reason -> reason, guardParams);
+    }
+
+    /**
+     * Like {@link #retryOrFailStatement(DSLContext, Condition, Param...)}, with the reason written on
+     * a final failure computed from the given reason's value ({@code reasonOf}), for example a
+     * {@code CASE} on a column of the row.
+     */
+    public RenderedStatement retryOrFailStatement(DSLContext ctx, Condition guard, java.util.function.UnaryOperator<Field<String>> reasonOf,
+            Param<?>... guardParams) {
         DSLContext planned = PlannedDsl.planned(ctx, tables);
         Param<OffsetDateTime> now = DSL.param("retry_now", SQLDataType.TIMESTAMPWITHTIMEZONE(6));
         Param<String> reason = DSL.param("retry_reason", SQLDataType.VARCHAR);
@@ -146,7 +157,7 @@ public final class DeliveryTransitions {
         params[0] = now;
         params[1] = reason;
         System.arraycopy(guardParams, 0, params, 2, guardParams.length);
-        return RenderedStatement.of(planned, retryOrFailQuery(planned, now, reason, guard), params);
+        return RenderedStatement.of(planned, retryOrFailQuery(planned, now, reasonOf.apply(reason), guard), params);
     }
 
     /** Runs a {@link #retryOrFailStatement} with now, {@code exhaustedReason} and the guard's values; returns what changed. */
@@ -170,6 +181,9 @@ public final class DeliveryTransitions {
                         .otherwise(OUTBOX_DELIVERIES.AVAILABLE_AT))
                 .set(OUTBOX_DELIVERIES.DISPATCHED_AT, DSL.when(willRetry, DSL.inline((OffsetDateTime) null))
                         .otherwise(OUTBOX_DELIVERIES.DISPATCHED_AT))
+                // a retry starts afresh: the next dispatch is picked up (or not) on its own
+                .set(OUTBOX_DELIVERIES.STARTED_AT, DSL.when(willRetry, DSL.inline((OffsetDateTime) null))
+                        .otherwise(OUTBOX_DELIVERIES.STARTED_AT))
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
                 .set(OUTBOX_DELIVERIES.FAILED_AT, DSL.when(willRetry, DSL.inline((OffsetDateTime) null)).otherwise(nowField))
                 .set(OUTBOX_DELIVERIES.FAILURE_REASON, DSL.when(willRetry, DSL.inline((String) null)).otherwise(exhaustedReason))

@@ -17,6 +17,11 @@ public enum FailureReason {
     QUEUE_DECLARE_FAILED,
     /** T4: the dispatch timed out and no retry was left. */
     TIMEOUT,
+    /**
+     * T4: the dispatch timed out with no worker having picked it up, after the relay had sent it
+     * again without counting an attempt as often as its bound allows, and no retry was left.
+     */
+    NEVER_STARTED,
     /** T6: the job asked for a retry and no retry was left. */
     RETRIES_EXHAUSTED,
     /** T7: the job threw a non-retryable exception. */

@@ -61,7 +61,7 @@ public final class OperatorTransitions {
 
     /**
      * T9 for the given deliveries in one statement: those still failed go back to pending with
-     * attempts 0, available now, failure and dispatch fields cleared. Returns the ids it requeued;
+     * attempts 0 and no unstarted timeouts, available now, failure, dispatch and start fields cleared. Returns the ids it requeued;
      * the others (not failed, or not there) are left alone.
      */
     public Set<UUID> requeue(DSLContext ctx, Collection<UUID> ids) {
@@ -78,6 +78,8 @@ public final class OperatorTransitions {
                 .set(OUTBOX_DELIVERIES.FAILURE_REASON, DSL.inline((String) null))
                 .set(OUTBOX_DELIVERIES.DISPATCH_ID, DSL.inline((UUID) null))
                 .set(OUTBOX_DELIVERIES.DISPATCHED_AT, DSL.inline((OffsetDateTime) null))
+                .set(OUTBOX_DELIVERIES.STARTED_AT, DSL.inline((OffsetDateTime) null))
+                .set(OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS, 0)
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
                 .where(OUTBOX_DELIVERIES.STATUS.eq(FAILED))

@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The relay's edges of the delivery state machine, one guarded statement each: T1 route, T2 claim,
  * the completion of a confirmed publish route, T3 publish refused and T4 timed out (the last two
- * through the shared {@link DeliveryTransitions#retryOrFail}). Each takes the context of an open
+ * through the shared {@link DeliveryTransitions#retryOrFail}), T4u timed out before any worker
+ * picked the dispatch up. Each takes the context of an open
  * transaction and returns what it changed; the caller commits.
  *
  * <p>The hot queries repeat the partial index predicates literally ({@code routed_at IS NULL},
@@ -48,6 +49,14 @@ import org.jspecify.annotations.Nullable;
  * second of S4); a sequential scan, its choice for a small table, reads all of it.
  */
 public final class RelayTransitions {
+
+    /**
+     * How often a delivery may time out before any worker picked it up and be sent again without
+     * counting an attempt (T4u). A dispatch waits that long only when no worker takes messages from
+     * its queue (none runs, or all are far behind): with the default bound and a timeout of 60 s, a
+     * delivery waits about 100 minutes for a worker before its own retries begin to count.
+     */
+    public static final int MAX_UNSTARTED_TIMEOUTS = 100;
 
     /** The CTE of the events T1 locked, and of the deliveries it inserted. */
     private static final Name LOCKED = DSL.name("locked");
@@ -164,7 +173,8 @@ public final class RelayTransitions {
 
     /** The hot statements, rendered once for this instance's tables (the first transaction's settings). */
     private record Statements(RenderedStatement candidates, RenderedStatement candidatesAfter, RenderedStatement route,
-            RenderedStatement claim, RenderedStatement claimJobs, RenderedStatement timeOut, RenderedStatement workWaiting) {}
+            RenderedStatement claim, RenderedStatement claimJobs, RenderedStatement timeOut, RenderedStatement timeOutUnstarted,
+            RenderedStatement workWaiting) {}
 
     private Statements statements(DSLContext tx) {
         Statements statements = rendered;
@@ -193,6 +203,14 @@ public final class RelayTransitions {
         return READY.STATUS.eq(PENDING).and(READY.AVAILABLE_AT.le(now));
     }
 
+    /**
+     * Not of a job queue that the relay holds back ({@code held}, its backpressure): publish routes
+     * and the other job queues go on. An empty array holds nothing back.
+     */
+    private static org.jooq.Condition notHeld(Param<String[]> held) {
+        return READY.KIND.ne(DSL.inline(OutboxRouteKind.job)).or(READY.QUEUE_NAME.ne(DSL.all(held)));
+    }
+
     /** T2's statement: claims up to {@code limit} ready pending deliveries of {@link #READY} that also match {@code which}. */
     private static org.jooq.Query claimQuery(DSLContext ctx, Param<OffsetDateTime> now, Param<Integer> limit, org.jooq.Condition which) {
         return ctx.update(OUTBOX_DELIVERIES)
@@ -216,7 +234,8 @@ public final class RelayTransitions {
                 .and(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
                 .returningResult(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.KIND,
                         OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.EXCHANGE,
-                        OUTBOX_DELIVERIES.ROUTING_KEY, OUTBOX_DELIVERIES.ATTEMPTS, RETRIES, OUTBOX_EVENTS.EVENT_TYPE,
+                        OUTBOX_DELIVERIES.ROUTING_KEY, OUTBOX_DELIVERIES.ATTEMPTS, RETRIES, OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS,
+                        OUTBOX_EVENTS.EVENT_TYPE,
                         OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE, PAYLOAD_TEXT);
     }
 
@@ -254,21 +273,54 @@ public final class RelayTransitions {
                 .returningResult(OUTBOX_EVENTS.ID, DSL.field(DSL.selectCount().from(DSL.table(INSERTED)))),
                 routeParams.toArray(Param<?>[]::new));
 
-        RenderedStatement claim = RenderedStatement.of(ctx, claimQuery(ctx, now, limit, DSL.noCondition()), now, limit).after(INDEX_SCANS_ONLY);
+        Param<String[]> held = DSL.param("held", SQLDataType.VARCHAR.array());
+        RenderedStatement claim = RenderedStatement.of(ctx, claimQuery(ctx, now, limit, notHeld(held)), now, limit, held)
+                .after(INDEX_SCANS_ONLY);
         Param<String[]> jobTypes = DSL.param("job_types", SQLDataType.VARCHAR.array());
         RenderedStatement claimJobs = RenderedStatement.of(ctx, claimQuery(ctx, now, limit,
                 READY.KIND.eq(DSL.inline(OutboxRouteKind.job)).and(READY.JOB_TYPE.eq(DSL.any(jobTypes)))), now, limit, jobTypes)
                 .after(INDEX_SCANS_ONLY);
 
         OutboxDeliveries overdue = OUTBOX_DELIVERIES.as("overdue");
+        // T4: a publish route's dispatch (no worker starts those), a job picked up and past the timeout counted from its
+        // start, or a job never picked up and out of unstarted re-dispatches
+        org.jooq.Condition job = overdue.KIND.eq(DSL.inline(OutboxRouteKind.job));
+        org.jooq.Condition ranOutOfTime = job.not()
+                .or(overdue.STARTED_AT.isNotNull().and(overdue.STARTED_AT.plus(ONE_SECOND.times(overdue.DELIVERY_TIMEOUT_SECONDS)).le(now)))
+                .or(overdue.STARTED_AT.isNull().and(overdue.UNSTARTED_TIMEOUTS.ge(DSL.inline(MAX_UNSTARTED_TIMEOUTS))));
         RenderedStatement timeOut = shared.retryOrFailStatement(ctx, OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(overdue.ID)
                 .from(overdue)
                 .where(overdue.STATUS.eq(DISPATCHED))
                 .and(overdue.DELIVERY_TIMEOUT_AT.le(now))
+                .and(ranOutOfTime)
                 .orderBy(overdue.DELIVERY_TIMEOUT_AT)
                 .limit(limit)
                 .forUpdate()
-                .skipLocked()))), now, limit).after(INDEX_SCANS_ONLY);
+                .skipLocked()))), reason -> DSL.when(OUTBOX_DELIVERIES.STARTED_AT.isNull()
+                        .and(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.job))), DSL.inline(FailureReason.NEVER_STARTED.code()))
+                .otherwise(reason), now, limit).after(INDEX_SCANS_ONLY);
+        RenderedStatement timeOutUnstarted = RenderedStatement.of(ctx, ctx.update(OUTBOX_DELIVERIES)
+                .set(OUTBOX_DELIVERIES.STATUS, PENDING)
+                .set(OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.ATTEMPTS.minus(DSL.inline(1)))
+                .set(OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS, OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS.plus(DSL.inline(1)))
+                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, DSL.inline((OffsetDateTime) null))
+                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
+                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(overdue.ID)
+                        .from(overdue)
+                        .where(overdue.STATUS.eq(DISPATCHED))
+                        .and(overdue.DELIVERY_TIMEOUT_AT.le(now))
+                        .and(overdue.KIND.eq(DSL.inline(OutboxRouteKind.job)))
+                        .and(overdue.STARTED_AT.isNull())
+                        .and(overdue.UNSTARTED_TIMEOUTS.lt(DSL.inline(MAX_UNSTARTED_TIMEOUTS)))
+                        .orderBy(overdue.DELIVERY_TIMEOUT_AT)
+                        .limit(limit)
+                        .forUpdate()
+                        .skipLocked()))))
+                .and(DeliveryTransitions.DISPATCHED_BY_ID)
+                .and(OUTBOX_DELIVERIES.STARTED_AT.isNull())
+                .returningResult(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.JOB_TYPE,
+                        OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS), now, limit).after(INDEX_SCANS_ONLY);
         Param<String[]> routedTypes = DSL.param("routed_types", SQLDataType.VARCHAR.array());
         RenderedStatement workWaiting = RenderedStatement.of(ctx, ctx.select(DSL.field(DSL.exists(DSL.selectOne()
                                 .from(OUTBOX_EVENTS)
@@ -276,9 +328,10 @@ public final class RelayTransitions {
                                 .and(OUTBOX_EVENTS.EVENT_TYPE.eq(DSL.any(routedTypes))))
                         .or(DSL.exists(DSL.selectOne()
                                 .from(READY)
-                                .where(ready(now)))))), routedTypes, now)
+                                .where(ready(now))
+                                .and(notHeld(held)))))), routedTypes, now, held)
                 .after(INDEX_SCANS_ONLY);
-        return new Statements(candidates, candidatesAfter, route, claim, claimJobs, timeOut, workWaiting);
+        return new Statements(candidates, candidatesAfter, route, claim, claimJobs, timeOut, timeOutUnstarted, workWaiting);
     }
 
     /**
@@ -289,7 +342,13 @@ public final class RelayTransitions {
      * it between passes, so that a look that finds nothing costs one statement instead of a pass.
      */
     public boolean workWaiting(DSLContext ctx) {
-        return statements(ctx).workWaiting.query(ctx, rs -> rs.next() && rs.getBoolean(1), routedTypes, shared.now());
+        return workWaiting(ctx, Set.of());
+    }
+
+    /** {@link #workWaiting(DSLContext)} that does not count pending deliveries of the job queues in {@code heldQueues}. */
+    public boolean workWaiting(DSLContext ctx, Set<String> heldQueues) {
+        return statements(ctx).workWaiting.query(ctx, rs -> rs.next() && rs.getBoolean(1), routedTypes, shared.now(),
+                heldQueues.toArray(String[]::new));
     }
 
     /**
@@ -298,7 +357,16 @@ public final class RelayTransitions {
      * dispatched_at and delivery_timeout_at; returns what the messages need.
      */
     public List<Claimed> claim(DSLContext tx, int limit) {
-        return statements(tx).claim.query(tx, RelayTransitions::claimed, shared.now(), limit);
+        return claimExcept(tx, limit, Set.of());
+    }
+
+    /**
+     * T2 that leaves the pending deliveries of the job queues in {@code heldQueues} alone (the relay's
+     * backpressure: those queues hold as many messages as the relay lets them); publish routes and
+     * other queues are claimed as by {@link #claim(DSLContext, int)}.
+     */
+    public List<Claimed> claimExcept(DSLContext tx, int limit, Set<String> heldQueues) {
+        return statements(tx).claim.query(tx, RelayTransitions::claimed, shared.now(), limit, heldQueues.toArray(String[]::new));
     }
 
     /**
@@ -316,8 +384,8 @@ public final class RelayTransitions {
         while (rs.next()) {
             result.add(new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
                     OutboxRouteKind.publish.getLiteral().equals(rs.getString(4)) ? RouteKind.PUBLISH : RouteKind.JOB,
-                    rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getInt(9), rs.getInt(10),
-                    rs.getString(11), rs.getString(12), rs.getString(13), rs.getString(14)));
+                    rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getInt(9), rs.getInt(10), rs.getInt(11),
+                    rs.getString(12), rs.getString(13), rs.getString(14), rs.getString(15)));
         }
         return result;
     }
@@ -335,7 +403,8 @@ public final class RelayTransitions {
      * between the claim and the publish): dispatched → pending as they were before T2, available at
      * once with their {@code available_at} kept, {@code attempts - 1} (an attempt that never left the
      * relay does not count), {@code dispatched_at} and {@code delivery_timeout_at} cleared. Guarded by
-     * status dispatched and the dispatch id; returns the ids of the deliveries it released.
+     * status dispatched, the dispatch id and {@code started_at IS NULL}; returns the ids of the
+     * deliveries it released.
      */
     public List<UUID> releaseUnsent(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds) {
         return PlannedDsl.planned(tx, tables)
@@ -348,6 +417,8 @@ public final class RelayTransitions {
                 .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds)))
                 .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
                 .and(DeliveryTransitions.DISPATCHED_BY_ID)
+                // a dispatch that a worker picked up was sent: it is never released as unsent
+                .and(OUTBOX_DELIVERIES.STARTED_AT.isNull())
                 .returningResult(OUTBOX_DELIVERIES.ID)
                 .fetch(OUTBOX_DELIVERIES.ID);
     }
@@ -372,5 +443,33 @@ public final class RelayTransitions {
      */
     public List<RetryOutcome> timeOut(DSLContext tx, int limit) {
         return shared.retryOrFail(tx, statements(tx).timeOut, FailureReason.TIMEOUT, shared.now(), limit);
+    }
+
+    /**
+     * A dispatch that timed out before any worker picked it up (T4u), sent again without counting.
+     *
+     * @param unstartedTimeouts how many dispatches of this delivery have now timed out unstarted
+     */
+    public record UnstartedTimeout(UUID deliveryId, UUID eventId, UUID dispatchId, String jobType, String queue, int unstartedTimeouts) {}
+
+    /**
+     * T4u: up to {@code limit} dispatched deliveries of job routes past their {@code delivery_timeout_at} that no
+     * worker picked up ({@code started_at IS NULL}) and that have timed out unstarted fewer than
+     * {@link #MAX_UNSTARTED_TIMEOUTS} times ({@code FOR UPDATE SKIP LOCKED}) go back to pending as they
+     * were before T2: {@code attempts - 1} (the attempt never ran), {@code available_at} kept (they
+     * are claimed again first), {@code dispatched_at} and {@code delivery_timeout_at} cleared,
+     * {@code unstarted_timeouts + 1}; {@code dispatch_id} stays, so the message still in a queue, if
+     * any, finds no current dispatch. Past the bound, {@link #timeOut} takes them with the retries of
+     * their route and, when none is left, the reason {@code never_started}.
+     */
+    public List<UnstartedTimeout> timeOutUnstarted(DSLContext tx, int limit) {
+        return statements(tx).timeOutUnstarted.query(tx, rs -> {
+            List<UnstartedTimeout> result = new ArrayList<>();
+            while (rs.next()) {
+                result.add(new UnstartedTimeout(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
+                        rs.getString(4), rs.getString(5), rs.getInt(6)));
+            }
+            return result;
+        }, shared.now(), limit);
     }
 }

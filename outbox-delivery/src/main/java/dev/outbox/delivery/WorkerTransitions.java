@@ -3,6 +3,7 @@ package dev.outbox.delivery;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.enums.OutboxRouteKind;
 import java.time.OffsetDateTime;
 import java.util.Collection;
 import java.util.HashSet;
@@ -17,6 +18,7 @@ import org.jooq.impl.DSL;
  * guarded by {@code status = 'dispatched'} and the dispatch id, each returning what it changed (a
  * dispatch that is no longer current changes nothing; that is an answer, not an error):
  * <ul>
+ *   <li>T2s {@link #start}: a worker picked the dispatch up: {@code started_at} set, the status stays dispatched;</li>
  *   <li>T5 {@link #complete}: dispatched → completed;</li>
  *   <li>T6 {@link #retryOrFail}: dispatched → pending with the next delay, or failed {@code retries_exhausted}
  *       (the statement shared with the relay);</li>
@@ -45,6 +47,37 @@ public final class WorkerTransitions {
         UUID[] ids = dispatches.stream().map(Dispatch::deliveryId).toArray(UUID[]::new);
         UUID[] dispatchIds = dispatches.stream().map(Dispatch::dispatchId).toArray(UUID[]::new);
         return new HashSet<>(shared.complete(ctx, ids, dispatchIds));
+    }
+
+    /**
+     * T2s, started: the worker has taken the messages of these dispatches and is about to run their
+     * jobs. One statement sets {@code started_at} (now, and never before {@code dispatched_at}) of
+     * those still dispatched with their dispatch id on a job route; from then on T4 counts the
+     * delivery's timeout from the start, and a timeout is a failed attempt of the job, not a message
+     * that no worker took. {@code again}: also those started already (a message that waited in this
+     * worker before its handler thread was free starts its clock again); otherwise those are left as
+     * they are (a message redelivered after a worker died keeps the first start, so that a job that
+     * keeps killing its workers still times out). Returns the ids it changed. Writes no indexed
+     * column, so PostgreSQL can update the row in place (HOT).
+     */
+    public Set<UUID> start(DSLContext ctx, Collection<Dispatch> dispatches, boolean again) {
+        if (dispatches.isEmpty()) {
+            return Set.of();
+        }
+        OffsetDateTime now = shared.now();
+        UUID[] ids = dispatches.stream().map(Dispatch::deliveryId).toArray(UUID[]::new);
+        UUID[] dispatchIds = dispatches.stream().map(Dispatch::dispatchId).toArray(UUID[]::new);
+        return new HashSet<>(mapped(ctx)
+                .update(OUTBOX_DELIVERIES)
+                .set(OUTBOX_DELIVERIES.STARTED_AT, DSL.greatest(DSL.val(now), OUTBOX_DELIVERIES.DISPATCHED_AT))
+                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                .where(DeliveryTransitions.DISPATCHED_BY_ID)
+                .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids)))
+                .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
+                .and(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.job)))
+                .and(again ? DSL.noCondition() : OUTBOX_DELIVERIES.STARTED_AT.isNull())
+                .returning(OUTBOX_DELIVERIES.ID)
+                .fetch(OUTBOX_DELIVERIES.ID));
     }
 
     /** T6: back to pending with the next delay, or failed {@code retries_exhausted}; empty when the dispatch is not current. */

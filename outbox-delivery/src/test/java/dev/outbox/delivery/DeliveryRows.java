@@ -52,6 +52,8 @@ public final class DeliveryRows {
     private @Nullable OffsetDateTime dispatchedAt;
     private @Nullable OffsetDateTime deliveryTimeoutAt;
     private @Nullable OffsetDateTime finishedAt;
+    private @Nullable OffsetDateTime startedAt;
+    private int unstartedTimeouts;
     private @Nullable String failureReason;
     private @Nullable OffsetDateTime createdAt;
     private @Nullable OffsetDateTime updatedAt;
@@ -134,6 +136,18 @@ public final class DeliveryRows {
         return this;
     }
 
+    /** When a worker picked the row's dispatch up (T2s); for dispatched, completed and failed rows (by default never). */
+    public DeliveryRows startedAt(@Nullable OffsetDateTime at) {
+        this.startedAt = at;
+        return this;
+    }
+
+    /** How often the row's dispatches timed out before a worker picked them up (T4u; by default 0). */
+    public DeliveryRows unstartedTimeouts(int count) {
+        this.unstartedTimeouts = count;
+        return this;
+    }
+
     /** {@code completed_at} of a completed row, {@code failed_at} of a failed one. */
     public DeliveryRows finishedAt(OffsetDateTime at) {
         this.finishedAt = at;
@@ -187,6 +201,8 @@ public final class DeliveryRows {
         r.setAvailableAt(availableAt != null ? availableAt : now.minusMinutes(1));
         r.setDispatchedAt(dispatched);
         r.setDeliveryTimeoutAt(timeoutAt);
+        r.setStartedAt(sent ? startedAt : null);
+        r.setUnstartedTimeouts(unstartedTimeouts);
         r.setCompletedAt(status == OutboxDeliveryStatus.completed ? finished : null);
         r.setFailedAt(status == OutboxDeliveryStatus.failed ? finished : null);
         r.setFailureReason(status == OutboxDeliveryStatus.failed ? (failureReason != null ? failureReason : "job_failed") : null);

@@ -34,7 +34,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * River-style conformance of the delivery state machine (docs/state-machine.md): every transition
  * the relay and the worker write, from every status, with the current and a stale dispatch id, and
- * for T2 and T4 with {@code available_at} / {@code delivery_timeout_at} before, at and after now.
+ * for T2, T4 and T4u with {@code available_at} / {@code delivery_timeout_at} before, at and after now;
+ * dispatched rows picked up by a worker (T2s) or not.
  * Where the guard admits the case the row becomes exactly the documented one (the whole row is
  * compared); where it refuses, the transition reports nothing and the row is untouched: the same
  * text in PostgreSQL and the same {@code xmin} (no new row version was written at all).
@@ -73,10 +74,13 @@ class StateMachineConformanceIT {
     /** The transitions on an existing delivery, each as its caller calls it. */
     enum Transition {
         T2_CLAIM("T2 claim", false),
+        T2S_START("T2s start", true),
+        T2S_START_AGAIN("T2s start again", true),
         PUBLISH_COMPLETION("publish completion", true),
         T3_PUBLISH_REFUSED("T3 publish refused", true),
         T3U_RELEASE_UNSENT("T3u release unsent", true),
         T4_TIMED_OUT("T4 timed out", false),
+        T4U_TIMED_OUT_UNSTARTED("T4u timed out unstarted", false),
         T5_COMPLETED("T5 completed", true),
         T6_RETRYABLE_ERROR("T6 retryable error", true),
         T7_JOB_FAILED("T7 job failed", true),
@@ -132,15 +136,47 @@ class StateMachineConformanceIT {
         }
     }
 
-    record Case(Transition transition, OutboxDeliveryStatus from, Dispatch dispatch, When when, Attempt attempt) {
+    /**
+     * Whether and when a worker picked the dispatch up (T2s), for dispatched rows: not (with no
+     * unstarted timeout yet, or with {@link RelayTransitions#MAX_UNSTARTED_TIMEOUTS} of them), or
+     * started so long ago that the route's timeout counted from the start has passed, or started 10 s ago.
+     */
+    enum Start {
+        NOT_STARTED("not started"),
+        NOT_STARTED_AT_BOUND("not started, unstarted timeouts at the bound"),
+        STARTED_OVERDUE("started 30 s ago"),
+        STARTED_RUNNING("started 10 s ago");
+
+        final String label;
+
+        Start(String label) {
+            this.label = label;
+        }
+
+        boolean started() {
+            return this == STARTED_OVERDUE || this == STARTED_RUNNING;
+        }
+    }
+
+    record Case(Transition transition, OutboxDeliveryStatus from, Dispatch dispatch, When when, Attempt attempt, Start start) {
 
         /** The guard of each transition, as docs/state-machine.md states it. */
         boolean admitted() {
+            boolean dispatched = from == OutboxDeliveryStatus.dispatched;
+            boolean current = dispatched && dispatch == Dispatch.CURRENT;
             return switch (transition) {
                 case T2_CLAIM -> from == OutboxDeliveryStatus.pending && when.sign <= 0;
-                case T4_TIMED_OUT -> from == OutboxDeliveryStatus.dispatched && when.sign <= 0;
-                default -> from == OutboxDeliveryStatus.dispatched && dispatch == Dispatch.CURRENT;
+                case T2S_START -> current && !start.started();
+                case T2S_START_AGAIN -> current;
+                case T3U_RELEASE_UNSENT -> current && !start.started();
+                case T4_TIMED_OUT -> dispatched && when.sign <= 0 && (start == Start.STARTED_OVERDUE || start == Start.NOT_STARTED_AT_BOUND);
+                case T4U_TIMED_OUT_UNSTARTED -> dispatched && when.sign <= 0 && start == Start.NOT_STARTED;
+                default -> current;
             };
+        }
+
+        boolean timedOut() {
+            return transition == Transition.T4_TIMED_OUT || transition == Transition.T4U_TIMED_OUT_UNSTARTED;
         }
 
         @Override
@@ -151,6 +187,7 @@ class StateMachineConformanceIT {
                         + when.name().toLowerCase().replace('_', ' ');
             };
             return transition + " from " + from.name().toLowerCase() + " (attempt " + attempt.attempts + "), " + dispatch.label + timing
+                    + (from == OutboxDeliveryStatus.dispatched ? ", " + start.label : "")
                     + (admitted() ? " -> changes the row" : " -> changes nothing");
         }
     }
@@ -169,11 +206,17 @@ class StateMachineConformanceIT {
                             // a row never dispatched has no dispatch id of its own to be called with
                             : attempt == Attempt.NEVER ? List.of(Dispatch.STALE)
                             : List.of(Dispatch.CURRENT, Dispatch.STALE);
-                    boolean timed = t == Transition.T2_CLAIM || (t == Transition.T4_TIMED_OUT && from == OutboxDeliveryStatus.dispatched);
+                    boolean sweep = t == Transition.T4_TIMED_OUT || t == Transition.T4U_TIMED_OUT_UNSTARTED;
+                    boolean timed = t == Transition.T2_CLAIM || (sweep && from == OutboxDeliveryStatus.dispatched);
                     List<When> whens = timed ? List.of(When.BEFORE_NOW, When.AT_NOW, When.AFTER_NOW) : List.of(When.DEFAULT);
+                    List<Start> starts = from != OutboxDeliveryStatus.dispatched ? List.of(Start.NOT_STARTED)
+                            : sweep ? List.of(Start.values())
+                            : List.of(Start.NOT_STARTED, Start.STARTED_RUNNING);
                     for (Dispatch id : ids) {
                         for (When when : whens) {
-                            cases.add(new Case(t, from, id, when, attempt));
+                            for (Start start : starts) {
+                                cases.add(new Case(t, from, id, when, attempt, start));
+                            }
                         }
                     }
                 }
@@ -218,8 +261,17 @@ class StateMachineConformanceIT {
         }
         if (c.transition() == Transition.T2_CLAIM) {
             row.availableAt(NOW.plusSeconds(60L * c.when().sign));
-        } else if (c.transition() == Transition.T4_TIMED_OUT && c.from() == OutboxDeliveryStatus.dispatched) {
+        } else if (c.timedOut() && c.from() == OutboxDeliveryStatus.dispatched) {
             row.deliveryTimeoutAt(NOW.plusSeconds(10L * c.when().sign));
+        }
+        if (c.from() == OutboxDeliveryStatus.dispatched) {
+            // dispatched 30 s before now (the rows' default); the route's timeout is 29 s
+            switch (c.start()) {
+                case NOT_STARTED -> row.startedAt(null);
+                case NOT_STARTED_AT_BOUND -> row.startedAt(null).unstartedTimeouts(RelayTransitions.MAX_UNSTARTED_TIMEOUTS);
+                case STARTED_OVERDUE -> row.startedAt(NOW.minusSeconds(30));
+                case STARTED_RUNNING -> row.startedAt(NOW.minusSeconds(10));
+            }
         }
         return row;
     }
@@ -231,10 +283,14 @@ class StateMachineConformanceIT {
         WorkerTransitions.Dispatch dispatch = new WorkerTransitions.Dispatch(deliveryId, dispatchId);
         return switch (t) {
             case T2_CLAIM -> relay.claim(dsl, 10).stream().map(Claimed::deliveryId).collect(Collectors.toSet());
+            case T2S_START -> worker.start(dsl, List.of(dispatch), false);
+            case T2S_START_AGAIN -> worker.start(dsl, List.of(dispatch), true);
             case PUBLISH_COMPLETION -> Set.copyOf(relay.completePublished(dsl, ids, dispatchIds));
             case T3_PUBLISH_REFUSED -> outcomes(relay.publishRefused(dsl, ids, dispatchIds));
             case T3U_RELEASE_UNSENT -> Set.copyOf(relay.releaseUnsent(dsl, ids, dispatchIds));
             case T4_TIMED_OUT -> outcomes(relay.timeOut(dsl, 10));
+            case T4U_TIMED_OUT_UNSTARTED -> relay.timeOutUnstarted(dsl, 10).stream().map(RelayTransitions.UnstartedTimeout::deliveryId)
+                    .collect(Collectors.toSet());
             case T5_COMPLETED -> worker.complete(dsl, List.of(dispatch));
             case T6_RETRYABLE_ERROR -> outcomes(worker.retryOrFail(dsl, dispatch).stream().toList());
             case T7_JOB_FAILED -> worker.fail(dsl, dispatch, FailureReason.JOB_FAILED) ? Set.of(deliveryId) : Set.of();
@@ -261,6 +317,15 @@ class StateMachineConformanceIT {
                 e.setDispatchedAt(NOW);
                 e.setDeliveryTimeoutAt(NOW.plusSeconds(ROUTE.deliveryTimeoutSeconds()));
             }
+            case T2S_START, T2S_START_AGAIN -> e.setStartedAt(NOW); // picked up now; the status stays dispatched
+            case T4U_TIMED_OUT_UNSTARTED -> {
+                // as before T2, and counted as a timeout before any start
+                e.setStatus(OutboxDeliveryStatus.pending);
+                e.setAttempts(before.getAttempts() - 1);
+                e.setUnstartedTimeouts(before.getUnstartedTimeouts() + 1);
+                e.setDispatchedAt(null);
+                e.setDeliveryTimeoutAt(null);
+            }
             case PUBLISH_COMPLETION, T5_COMPLETED -> {
                 e.setStatus(OutboxDeliveryStatus.completed);
                 e.setCompletedAt(NOW);
@@ -274,7 +339,7 @@ class StateMachineConformanceIT {
                 e.setDeliveryTimeoutAt(null);
             }
             case T3_PUBLISH_REFUSED -> retryOrFail(e, before, "publish_failed");
-            case T4_TIMED_OUT -> retryOrFail(e, before, "timeout");
+            case T4_TIMED_OUT -> retryOrFail(e, before, before.getStartedAt() == null ? "never_started" : "timeout");
             case T6_RETRYABLE_ERROR -> retryOrFail(e, before, "retries_exhausted");
             case T7_JOB_FAILED -> failed(e, "job_failed");
             case T8_WORKER_DIED -> failed(e, "worker_died");
@@ -290,6 +355,7 @@ class StateMachineConformanceIT {
             e.setStatus(OutboxDeliveryStatus.pending);
             e.setAvailableAt(NOW.plusSeconds(delays[attempts - 1]));
             e.setDispatchedAt(null);
+            e.setStartedAt(null);
             e.setDeliveryTimeoutAt(null);
         } else {
             failed(e, reason);

@@ -50,6 +50,8 @@ public final class OutboxRelay implements AutoCloseable {
     /** The default of {@link Builder#wakeupLinger}, in milliseconds. */
     public static final long DEFAULT_WAKEUP_LINGER_MILLIS = 5;
     private static final Duration DEFAULT_WAKEUP_LINGER = Duration.ofMillis(DEFAULT_WAKEUP_LINGER_MILLIS);
+    /** The default of {@link Builder#maxQueueDepth}: messages waiting in one job queue. */
+    public static final int DEFAULT_MAX_QUEUE_DEPTH = 1_000;
     /** The default of {@link Builder#gaugeInterval}, in seconds. */
     public static final long DEFAULT_GAUGE_INTERVAL_SECONDS = 15;
 
@@ -170,6 +172,7 @@ public final class OutboxRelay implements AutoCloseable {
         private int dispatchBatchSize = 500;
         private int timeoutBatchSize = 500;
         private int maxInFlight = 2_000;
+        private int maxQueueDepth = DEFAULT_MAX_QUEUE_DEPTH;
         private Duration confirmTimeout = Duration.ofSeconds(30);
         private QueueType queueType = QueueType.CLASSIC;
         private String notifyChannel = Outbox.DEFAULT_NOTIFY_CHANNEL;
@@ -245,6 +248,21 @@ public final class OutboxRelay implements AutoCloseable {
         /** Messages published and not yet confirmed, at most (1..100,000). Default 2,000. */
         public Builder maxInFlight(int maxInFlight) {
             this.maxInFlight = maxInFlight;
+            return this;
+        }
+
+        /**
+         * Messages waiting in one job queue, at most, before the relay dispatches no more to it
+         * (0..1,000,000; 0: no bound). Default {@value OutboxRelay#DEFAULT_MAX_QUEUE_DEPTH}. While a
+         * queue holds that many ready messages (the broker's count, read by a passive declaration,
+         * plus what the relay published since), its pending deliveries stay pending in the database,
+         * in order, and the relay goes on with other queues and publish routes; once its consumers
+         * have taken enough, it dispatches again by itself. Choose a bound that the queue's workers
+         * consume well within the routes' delivery timeout: a message that waits longer times out
+         * unstarted (T4u) and is sent again. Several relays overshoot it by at most a dispatch batch each.
+         */
+        public Builder maxQueueDepth(int maxQueueDepth) {
+            this.maxQueueDepth = maxQueueDepth;
             return this;
         }
 
@@ -344,6 +362,9 @@ public final class OutboxRelay implements AutoCloseable {
             range("dispatchBatchSize", dispatchBatchSize, 10_000);
             range("timeoutBatchSize", timeoutBatchSize, 10_000);
             range("maxInFlight", maxInFlight, 100_000);
+            if (maxQueueDepth < 0 || maxQueueDepth > 1_000_000) {
+                throw new IllegalArgumentException("OutboxRelay.maxQueueDepth must be from 0 (no bound) to 1000000, got " + maxQueueDepth);
+            }
             if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
                 throw new IllegalArgumentException("OutboxRelay.confirmTimeout must be positive, got " + confirmTimeout);
             }
@@ -372,7 +393,7 @@ public final class OutboxRelay implements AutoCloseable {
             RelayMeters meters = meterRegistry == null ? RelayMeters.NONE
                     : MicrometerRelayMeters.register(meterRegistry, ds, tables, clock, queues(routes), gaugeInterval);
             return new OutboxRelay(new RelaySettings(ds, amqp, routes, tables, clock, routeBatchSize, dispatchBatchSize, timeoutBatchSize,
-                    maxInFlight, confirmTimeout, queueType, notifyChannel, pollOnly, sleep, listen, wakeupLinger, meters));
+                    maxInFlight, maxQueueDepth, confirmTimeout, queueType, notifyChannel, pollOnly, sleep, listen, wakeupLinger, meters));
         }
 
         /** The queue tag of each route: a job route's queue, a publish route's exchange (as in the deliveries' queue_name). */

@@ -38,9 +38,13 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
      * Deliveries of one queue (for publish routes, the exchange) by status.
      *
      * @param readyPending pending deliveries whose {@code available_at} has come
+     * @param dispatched dispatched deliveries: sent, waiting for a worker or running
+     * @param waitingForWorker of the dispatched, those no worker has picked up yet (their messages wait
+     *     in the queue, or were lost and will time out unstarted, T4u); the relay holds this many, about,
+     *     at most per job queue ({@code OUTBOX_MAX_QUEUE_DEPTH}, {@code OutboxRelay.Builder.maxQueueDepth})
      * @param oldestReady how long the oldest ready pending delivery has been waiting, null when none
      */
-    public record Queue(String name, long pending, long readyPending, long dispatched, long completed, long failed,
+    public record Queue(String name, long pending, long readyPending, long dispatched, long waitingForWorker, long completed, long failed,
             @Nullable Duration oldestReady) {}
 
     /**
@@ -63,23 +67,25 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
         StringBuilder out = new StringBuilder();
         out.append("outbox status at ").append(at).append('\n').append('\n');
         int width = Math.max(5, queues.stream().mapToInt(q -> q.name().length()).max().orElse(0));
-        String format = "%-" + width + "s %10s %10s %12s %10s %10s %10s%n";
-        out.append(String.format(format, "queue", "pending", "ready", "oldest ready", "dispatched", "completed", "failed"));
+        String format = "%-" + width + "s %10s %10s %12s %10s %10s %10s %10s%n";
+        out.append(String.format(format, "queue", "pending", "ready", "oldest ready", "dispatched", "in queue", "completed", "failed"));
         long pending = 0;
         long ready = 0;
         long dispatched = 0;
+        long waiting = 0;
         long completed = 0;
         long failed = 0;
         for (Queue q : queues) {
-            out.append(String.format(format, q.name(), q.pending(), q.readyPending(), age(q.oldestReady()), q.dispatched(), q.completed(),
-                    q.failed()));
+            out.append(String.format(format, q.name(), q.pending(), q.readyPending(), age(q.oldestReady()), q.dispatched(),
+                    q.waitingForWorker(), q.completed(), q.failed()));
             pending += q.pending();
             ready += q.readyPending();
             dispatched += q.dispatched();
+            waiting += q.waitingForWorker();
             completed += q.completed();
             failed += q.failed();
         }
-        out.append(String.format(format, "total", pending, ready, age(oldestReady().orElse(null)), dispatched, completed, failed));
+        out.append(String.format(format, "total", pending, ready, age(oldestReady().orElse(null)), dispatched, waiting, completed, failed));
         out.append('\n');
         out.append("unrouted events: ").append(unroutedEvents).append('\n');
         out.append('\n');

@@ -39,7 +39,8 @@ class ConcurrentRelaysIT {
         try (Broker broker = new Broker(rabbit)) {
             for (int i = 0; i < RELAYS; i++) {
                 relays.add(OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
-                        .routes(routes).routeBatchSize(200).dispatchBatchSize(200).build());
+                        // no bound on the queue's depth: no consumer takes these 20,000 messages (BackpressureIT tests the bound)
+                        .routes(routes).routeBatchSize(200).dispatchBatchSize(200).maxQueueDepth(0).build());
             }
             relays.forEach(OutboxRelay::start);
             for (int from = 0; from < EVENTS; from += 2_000) { // recorded while the relays run

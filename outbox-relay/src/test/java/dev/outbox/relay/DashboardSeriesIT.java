@@ -57,7 +57,8 @@ class DashboardSeriesIT {
         Tables tables = new Tables(fixture.db);
         try (OutboxRelay relay = fixture.relay(clock).meterRegistry(registry).gaugeInterval(Duration.ofSeconds(1))
                 .routes(Routes.builder()
-                        .route("order.placed", Route.job("confirm", jobs, List.of(), Duration.ofSeconds(60)))
+                        .route("order.placed", Route.job("confirm", jobs, List.of(), Duration.ofSeconds(60)),
+                                Route.job("remind", jobs, List.of(), Duration.ofSeconds(60)))
                         .route("order.cancelled", Route.job("refund", gone, List.of(), Duration.ofSeconds(60)))
                         .route("invoice.sent", Route.publish("copy", exchange, "", List.of(), Duration.ofSeconds(60)))
                         .build())
@@ -66,8 +67,10 @@ class DashboardSeriesIT {
             ch.queueDelete(gone); // its publishes are returned: refused
             tables.record(new OrderPlaced(1, BigDecimal.ONE), new OrderCancelled(1), new InvoiceSent(1));
             relay.runOnce();
+            // a worker picks up the confirm job (T2s); no worker takes the remind job
+            tables.pickUp(clock, d -> d.getJobType().equals("confirm"));
             clock.advance(Duration.ofSeconds(60));
-            relay.runOnce(); // the job times out
+            relay.runOnce(); // the confirm job times out (T4), the remind dispatch times out unstarted (T4u)
             await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("outbox.relay.deliveries.failed").gauges().stream()
                     .noneMatch(g -> Double.isNaN(g.value())));
             relayMeters = registry.getMeters().stream().map(m -> m.getId().getName()).filter(n -> n.startsWith("outbox.relay."))

@@ -107,6 +107,8 @@ class DispatchIT {
         assertThat(props.getMessageId()).isEqualTo(d.getDispatchId().toString());
         assertThat(props.getType()).isEqualTo("send-confirmation");
         assertThat(props.getContentType()).isEqualTo(DeliveryMessage.CONTENT_TYPE);
+        // a message that waited in the queue as long as the delivery's timeout belongs to a superseded dispatch: the broker drops it
+        assertThat(props.getExpiration()).isEqualTo("300000");
         assertThat(message.getEnvelope().getExchange()).isEmpty();
         // the ids are in the body, the message id and the type; the only header is the trace context the event was recorded with
         assertThat(props.getHeaders()).containsOnlyKeys(DeliveryMessage.HEADER_TRACEPARENT);

@@ -170,13 +170,16 @@ class RelayMetersIT {
     @Test
     void anOverdueDispatchIsCountedTimedOut() {
         OutboxRelay relay = fixture.closeAfterEach(relay().build());
-        tables.record(new OrderPlaced(1, BigDecimal.ONE), new OrderCancelled(1));
+        java.util.UUID taken = tables.record(new OrderCancelled(1)).get(0);
+        tables.record(new OrderPlaced(1, BigDecimal.ONE), new OrderCancelled(2));
         relay.runOnce();
+        tables.pickUp(clock, d -> d.getEventId().equals(taken)); // a worker took one of the two refunds
         clock.advance(Duration.ofSeconds(120));
 
         relay.runOnce();
 
         assertThat(counter("outbox.relay.deliveries.timed.out", "queue", refunds)).isEqualTo(1);
+        assertThat(counter("outbox.relay.deliveries.timed.out.unstarted", "queue", refunds)).isEqualTo(1);
         assertThat(counter("outbox.relay.deliveries.timed.out", "queue", emails)).isZero();
     }
 

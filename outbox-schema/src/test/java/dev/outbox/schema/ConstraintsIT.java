@@ -89,7 +89,8 @@ class ConstraintsIT {
 
     @Test
     void acceptsAValidRowOfEveryStatusAndKind() {
-        for (OutboxDeliveriesRecord r : new OutboxDeliveriesRecord[] {pending(), dispatched(), completed(), failed(), publish()}) {
+        for (OutboxDeliveriesRecord r : new OutboxDeliveriesRecord[] {pending(), dispatched(), completed(), failed(), publish(),
+                dispatched().setStartedAt(T0.plusSeconds(1)), failed().setStartedAt(T0).setUnstartedTimeouts(3)}) {
             assertThat(ctx.executeInsert(r)).isEqualTo(1);
         }
     }
@@ -125,7 +126,12 @@ class ConstraintsIT {
                 row("completed_check", "completed and failed", d -> d.setStatus(OutboxDeliveryStatus.completed)
                         .setAttempts(1).setDispatchId(UUID.randomUUID()).setCompletedAt(T0).setFailedAt(T0)),
                 row("failed_check", "failed without a reason", d -> d.setStatus(OutboxDeliveryStatus.failed).setFailedAt(T0)),
-                row("failed_check", "failed without failed_at", d -> d.setStatus(OutboxDeliveryStatus.failed).setFailureReason("timeout")));
+                row("failed_check", "failed without failed_at", d -> d.setStatus(OutboxDeliveryStatus.failed).setFailureReason("timeout")),
+                row("started_check", "pending and started", d -> d.setStartedAt(T0)),
+                row("started_check", "started before its dispatch", d -> d.setStatus(OutboxDeliveryStatus.dispatched).setAttempts(1)
+                        .setDispatchId(UUID.randomUUID()).setDispatchedAt(T0).setDeliveryTimeoutAt(T0.plusMinutes(1))
+                        .setStartedAt(T0.minusSeconds(1))),
+                row("unstarted_timeouts_check", "negative unstarted timeouts", d -> d.setUnstartedTimeouts(-1)));
     }
 
     static Arguments row(String constraint, String what, Consumer<OutboxDeliveriesRecord> change) {

@@ -19,6 +19,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 class MigrationsIT {
 
+    /** The outbox migrations: V1 the tables, V2 the index of completed deliveries, V3 the start of a dispatch. */
+    static final int OUTBOX_MIGRATIONS = 3;
+
     @RegisterExtension
     static final PostgresSchemaExtension db = PostgresSchemaExtension.empty();
 
@@ -27,7 +30,7 @@ class MigrationsIT {
         OutboxTables tables = OutboxTables.defaults().withSchema(db.schema() + "_standalone");
         try {
             MigrateResult first = OutboxMigrations.migrate(db.dataSource(), tables);
-            assertThat(first.migrationsExecuted).isEqualTo(2);
+            assertThat(first.migrationsExecuted).isEqualTo(OUTBOX_MIGRATIONS);
             assertThat(tablesIn(tables.schema())).contains("outbox_events", "outbox_deliveries", "outbox_flyway_history");
 
             MigrateResult second = OutboxMigrations.migrate(db.dataSource(), tables);
@@ -48,7 +51,7 @@ class MigrationsIT {
 
             // ours, in the same schema, with a history table of their own: version 1 again, no clash
             MigrateResult outbox = OutboxMigrations.migrate(db.dataSource(), OutboxTables.defaults().withSchema(schema));
-            assertThat(outbox.migrationsExecuted).isEqualTo(2);
+            assertThat(outbox.migrationsExecuted).isEqualTo(OUTBOX_MIGRATIONS);
             MigrateResult inbox = OutboxMigrations.migrateInbox(db.dataSource(), OutboxTables.defaults().withSchema(schema));
             assertThat(inbox.migrationsExecuted).isEqualTo(1);
 
@@ -69,7 +72,7 @@ class MigrationsIT {
     void oursFirstInTheSameSchemaNeedsTheApplicationsFlywayToBaselineAtVersionZero() throws SQLException {
         String schema = db.schema() + "_ours_first";
         try {
-            assertThat(OutboxMigrations.migrate(db.dataSource(), OutboxTables.defaults().withSchema(schema)).migrationsExecuted).isEqualTo(2); // V1 tables, V2 the completed-deliveries index
+            assertThat(OutboxMigrations.migrate(db.dataSource(), OutboxTables.defaults().withSchema(schema)).migrationsExecuted).isEqualTo(OUTBOX_MIGRATIONS); // V1 tables, V2 the completed-deliveries index, V3 started_at
 
             // Flyway's default refuses a schema that holds tables but not its own history table
             assertThatThrownBy(() -> Flyway.configure().dataSource(db.dataSource())
@@ -141,7 +144,7 @@ class MigrationsIT {
         OutboxTables a = new OutboxTables(schema, "ev_a", "del_a", "in_a");
         OutboxTables b = new OutboxTables(schema, "ev_b", "del_b", "in_b");
         try {
-            assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).isEqualTo(2);
+            assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).isEqualTo(OUTBOX_MIGRATIONS);
 
             assertThatThrownBy(() -> OutboxMigrations.migrate(db.dataSource(), b))
                     .isInstanceOf(IllegalStateException.class)
@@ -178,8 +181,8 @@ class MigrationsIT {
         OutboxTables a = new OutboxTables(db.schema() + "_set_a", "ev_a", "del_a", "in_a");
         OutboxTables b = new OutboxTables(db.schema() + "_set_b", "ev_b", "del_b", "in_b");
         try {
-            assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).isEqualTo(2);
-            assertThat(OutboxMigrations.migrate(db.dataSource(), b).migrationsExecuted).isEqualTo(2);
+            assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).isEqualTo(OUTBOX_MIGRATIONS);
+            assertThat(OutboxMigrations.migrate(db.dataSource(), b).migrationsExecuted).isEqualTo(OUTBOX_MIGRATIONS);
 
             assertThat(tablesIn(a.schema())).contains("ev_a", "del_a");
             assertThat(tablesIn(b.schema())).contains("ev_b", "del_b");

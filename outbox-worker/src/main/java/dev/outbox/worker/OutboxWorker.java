@@ -252,7 +252,9 @@ public final class OutboxWorker implements AutoCloseable {
                 throw new IllegalArgumentException("name must not be blank");
             }
             DSLContext context = dsl != null ? dsl : DSL.using(Objects.requireNonNull(dataSource), SQLDialect.POSTGRES);
-            ConnectionFactory factory = connectionFactory != null ? connectionFactory : fromUri(Objects.requireNonNull(amqpUri));
+            // the AMQP client's own reports without stack traces, unless the application chose a handler
+            ConnectionFactory factory = connectionFactory != null ? AmqpFactories.quiet(connectionFactory)
+                    : fromUri(Objects.requireNonNull(amqpUri));
             return new OutboxWorker(new WorkerEngine(new WorkerEngine.Settings(context, factory, tables, serializer, clock,
                     queues, handlers, shutdownGrace, shutdownHook, name, WorkerMeters.of(meterRegistry, queues.keySet(), clock),
                     JobTracing.of(openTelemetry))));

@@ -211,6 +211,7 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
                 .set(OUTBOX_DELIVERIES.DISPATCH_ID, UUID.randomUUID())
                 .set(OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.ATTEMPTS.plus(1))
                 .set(OUTBOX_DELIVERIES.DISPATCHED_AT, now)
+                .set(OUTBOX_DELIVERIES.STARTED_AT, (OffsetDateTime) null) // a new dispatch waits to be picked up
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, now.plusSeconds(300))
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
                 .where(OUTBOX_DELIVERIES.ID.eq(previous.deliveryId()))
@@ -227,6 +228,26 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
     /** Publishes the message of {@code sent} as the relay does. */
     void publish(Sent sent) throws IOException {
         DeliveryMessage m = sent.message();
+        synchronized (channel) {
+            channel.basicPublish("", sent.queue(), m.properties(), m.toJson());
+        }
+    }
+
+    /** Inserts a dispatched delivery of a publish route to {@code exchange} for a new event, as T2 would leave it. */
+    Sent dispatchedPublish(Object event, String exchange, String queue) {
+        return dsl.transactionResult(tx -> {
+            UUID eventId = outbox.record(tx.dsl(), event);
+            OutboxDeliveriesRecord row = dispatchedRow(eventId, "publish-" + exchange, queue, List.of()).publish(exchange, "key")
+                    .insert(OutboxDsl.mapped(tx.dsl(), tables()));
+            return new Sent(eventId, row.getId(), row.getDispatchId(), outbox.eventTypes().nameOf(event.getClass()), row.getJobType(), queue,
+                    1, true);
+        });
+    }
+
+    /** Publishes a message to {@code queue} as the relay would, with the given trace context in its body. */
+    void publish(Sent sent, String traceparent) throws IOException {
+        DeliveryMessage m = new DeliveryMessage(sent.eventId(), sent.deliveryId(), sent.dispatchId(), sent.eventType(), sent.jobType(),
+                sent.attempt(), sent.lastAttempt(), traceparent, null);
         synchronized (channel) {
             channel.basicPublish("", sent.queue(), m.properties(), m.toJson());
         }

@@ -143,6 +143,7 @@ public final class RelayCommand implements Callable<Integer> {
             int dispatchBatchSize = s.dispatchBatchSize();
             Duration confirmTimeout = Duration.ofSeconds(s.confirmTimeoutSeconds());
             int maxInFlight = s.maxInFlight();
+            int maxQueueDepth = s.maxQueueDepth();
             Duration wakeupLinger = s.wakeupLinger();
             Integer httpPort = s.httpPort();
             InetAddress httpHost = s.httpHost();
@@ -174,6 +175,7 @@ public final class RelayCommand implements Callable<Integer> {
                         .dispatchBatchSize(dispatchBatchSize)
                         .confirmTimeout(confirmTimeout)
                         .maxInFlight(maxInFlight)
+                        .maxQueueDepth(maxQueueDepth)
                         .wakeupLinger(wakeupLinger);
                 // closed after the relay (resources close in reverse): it answers until the loop has stopped
                 try (HttpEndpoint http = loop && httpPort != null ? HttpEndpoint.open(httpHost, httpPort, liveWindow(sleep, confirmTimeout),

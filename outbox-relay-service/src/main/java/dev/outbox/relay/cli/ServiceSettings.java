@@ -54,6 +54,7 @@ final class ServiceSettings {
     static final String DISPATCH_BATCH_SIZE = "OUTBOX_DISPATCH_BATCH_SIZE";
     static final String CONFIRM_TIMEOUT_SECONDS = "OUTBOX_CONFIRM_TIMEOUT_SECONDS";
     static final String MAX_IN_FLIGHT = "OUTBOX_MAX_IN_FLIGHT";
+    static final String MAX_QUEUE_DEPTH = "OUTBOX_MAX_QUEUE_DEPTH";
     static final String WAKEUP_LINGER_MILLIS = "OUTBOX_WAKEUP_LINGER_MILLIS";
     static final String RETENTION_COMPLETED = "OUTBOX_RETENTION_COMPLETED";
     static final String RETENTION_FAILED = "OUTBOX_RETENTION_FAILED";
@@ -65,7 +66,7 @@ final class ServiceSettings {
 
     static final Set<String> KEYS = Set.of(JDBC_URL, JDBC_USER, JDBC_PASSWORD, AMQP_URI, ROUTES_FILE, SCHEMA, EVENTS_TABLE,
             DELIVERIES_TABLE, QUEUE_TYPE, NOTIFY_CHANNEL, POLL_ONLY, ROUTE_BATCH_SIZE, DISPATCH_BATCH_SIZE, CONFIRM_TIMEOUT_SECONDS,
-            MAX_IN_FLIGHT, WAKEUP_LINGER_MILLIS, RETENTION_COMPLETED, RETENTION_FAILED, RETENTION_UNROUTED, RETENTION_INTERVAL, RETENTION_BATCH_SIZE,
+            MAX_IN_FLIGHT, MAX_QUEUE_DEPTH, WAKEUP_LINGER_MILLIS, RETENTION_COMPLETED, RETENTION_FAILED, RETENTION_UNROUTED, RETENTION_INTERVAL, RETENTION_BATCH_SIZE,
             HTTP_PORT, HTTP_HOST);
 
     /** The longest value of any setting, in characters. */
@@ -362,6 +363,11 @@ final class ServiceSettings {
 
     int maxInFlight() {
         return integer(MAX_IN_FLIGHT, 2_000, 1, 100_000);
+    }
+
+    /** {@link dev.outbox.relay.OutboxRelay.Builder#maxQueueDepth}: 0 (no bound) ..1,000,000, default {@value dev.outbox.relay.OutboxRelay#DEFAULT_MAX_QUEUE_DEPTH}. */
+    int maxQueueDepth() {
+        return integer(MAX_QUEUE_DEPTH, OutboxRelay.DEFAULT_MAX_QUEUE_DEPTH, 0, 1_000_000);
     }
 
     /** {@link dev.outbox.relay.OutboxRelay.Builder#wakeupLinger}: 0..1,000 ms, default {@value dev.outbox.relay.OutboxRelay#DEFAULT_WAKEUP_LINGER_MILLIS}. */

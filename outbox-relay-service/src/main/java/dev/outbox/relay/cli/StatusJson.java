@@ -18,6 +18,7 @@ final class StatusJson {
             row.put("pending", q.pending());
             row.put("readyPending", q.readyPending());
             row.put("dispatched", q.dispatched());
+            row.put("waitingForWorker", q.waitingForWorker());
             row.put("completed", q.completed());
             row.put("failed", q.failed());
             row.put("oldestReadySeconds", q.oldestReady() == null ? null : q.oldestReady().toMillis() / 1000.0);

@@ -423,7 +423,7 @@ class RelayCommandIT {
         assertThat(relay.exitCode()).isZero();
         assertThat(tables.deliveries()).extracting(d -> d.getStatus()).containsOnly(OutboxDeliveryStatus.dispatched).hasSize(3);
         assertThat(status.exitCode()).isZero();
-        assertThat(status.out()).containsPattern(java.util.regex.Pattern.quote(queue) + "\\s+0\\s+0\\s+0s\\s+3\\s+0\\s+0")
+        assertThat(status.out()).containsPattern(java.util.regex.Pattern.quote(queue) + "\\s+0\\s+0\\s+0s\\s+3\\s+3\\s+0\\s+0")
                 .contains("unrouted events: 1")
                 .doesNotContain("jane@example.com")
                 .doesNotContain(unroutable.toString())
@@ -444,7 +444,7 @@ class RelayCommandIT {
         Run status = run(env(db), "status");
 
         assertThat(status.exitCode()).isZero();
-        assertThat(status.out()).containsPattern(java.util.regex.Pattern.quote(queue) + "\\s+1\\s+1\\s+9\\ds\\s+0\\s+0\\s+1")
+        assertThat(status.out()).containsPattern(java.util.regex.Pattern.quote(queue) + "\\s+1\\s+1\\s+9\\ds\\s+0\\s+0\\s+0\\s+1")
                 .containsPattern("timeout\\s+1");
     }
 
@@ -455,7 +455,7 @@ class RelayCommandIT {
         Run status = run(env(fresh), "status");
 
         assertThat(migrate.exitCode()).isZero();
-        assertThat(migrate.out()).contains("applied 2 migration(s) to schema " + fresh.schema());
+        assertThat(migrate.out()).contains("applied 3 migration(s) to schema " + fresh.schema());
         assertThat(again.out()).contains("applied 0 migration(s)");
         assertThat(status.exitCode()).isZero();
         assertThat(OutboxTables.defaults().withSchema(fresh.schema()).schema()).isEqualTo(fresh.schema());

@@ -10,6 +10,7 @@ import dev.outbox.delivery.Claimed;
 import dev.outbox.delivery.DeliveryMessage;
 import dev.outbox.delivery.RetryPolicy;
 import dev.outbox.delivery.RouteKind;
+import dev.outbox.delivery.amqp.AmqpFactories;
 import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.QueueType;
 import dev.outbox.relay.RelayLoggers;
@@ -61,7 +62,7 @@ final class AmqpPublisher implements AutoCloseable {
 
     AmqpPublisher(ConnectionFactory factory, QueueType queueType, int window, Duration confirmTimeout, Clock clock) {
         this.clock = clock;
-        this.factory = factory.clone();
+        this.factory = AmqpFactories.quiet(factory).clone();
         this.factory.setAutomaticRecoveryEnabled(false); // the relay reconnects itself, between batches
         this.queueType = queueType;
         this.window = window;
@@ -179,7 +180,7 @@ final class AmqpPublisher implements AutoCloseable {
             if (d.kind() == RouteKind.JOB) {
                 DeliveryMessage message = new DeliveryMessage(d.eventId(), d.deliveryId(), d.dispatchId(), d.eventType(), d.jobType(),
                         d.attempt(), RetryPolicy.lastAttempt(d.attempt(), d.retries()), d.traceparent(), d.tracestate());
-                ch.basicPublish("", d.queue(), true, message.properties(), message.toJson());
+                ch.basicPublish("", d.queue(), true, expiring(message.properties(), d.timeoutSeconds()), message.toJson());
             } else {
                 Map<String, Object> headers = new LinkedHashMap<>();
                 headers.put(DeliveryMessage.HEADER_EVENT_ID, d.eventId().toString());
@@ -208,6 +209,35 @@ final class AmqpPublisher implements AutoCloseable {
             tracker.failed(seq);
         }
         return published;
+    }
+
+    /**
+     * The properties of a job message with an expiration of the delivery's timeout: a message that
+     * waited in its queue that long belongs to a dispatch that T4 has taken back or is about to, so the
+     * broker drops it at the head of the queue instead of handing it to a worker that would only find
+     * its dispatch superseded. RabbitMQ honours a message's expiration in classic and quorum queues
+     * (since 3.10) alike; it never applies to a message a consumer holds unacknowledged.
+     */
+    static AMQP.BasicProperties expiring(AMQP.BasicProperties properties, int timeoutSeconds) {
+        return properties.builder().expiration(Long.toString(timeoutSeconds * 1000L)).build();
+    }
+
+    /**
+     * The number of ready messages in {@code queue} (a passive declaration on the control channel);
+     * empty when the broker cannot say (no connection, no such queue). Only reads: a queue deleted
+     * under the relay is found by the return of its next publish, as before.
+     */
+    java.util.OptionalLong readyMessages(String queue) {
+        Connection c = connection;
+        if (c == null || !c.isOpen()) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            return java.util.OptionalLong.of(control().queueDeclarePassive(queue).getMessageCount());
+        } catch (IOException | RuntimeException e) {
+            log.debug("the depth of queue {} cannot be read ({})", queue, e.getClass().getSimpleName());
+            return java.util.OptionalLong.empty();
+        }
     }
 
     /**

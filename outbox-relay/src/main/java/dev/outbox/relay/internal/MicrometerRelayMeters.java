@@ -2,6 +2,7 @@ package dev.outbox.relay.internal;
 
 import dev.outbox.delivery.Claimed;
 import dev.outbox.delivery.FailureReason;
+import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.delivery.RetryOutcome;
 import dev.outbox.delivery.RouteKind;
 import dev.outbox.flyway.OutboxTables;
@@ -47,6 +48,7 @@ public final class MicrometerRelayMeters implements RelayMeters {
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, QueueConfirms> confirms = new ConcurrentHashMap<>();
     private final Map<String, QueueGauges> queueGauges = new ConcurrentHashMap<>();
+    private final Map<String, QueueBackpressure> backpressure = new ConcurrentHashMap<>();
     private final Map<String, Value> failedGauges = new ConcurrentHashMap<>();
     private final Value unrouted;
     private final ScheduledExecutorService reader;
@@ -167,6 +169,49 @@ public final class MicrometerRelayMeters implements RelayMeters {
     public void timedOut(List<RetryOutcome> outcomes) {
         for (RetryOutcome o : outcomes) {
             counter("outbox.relay.deliveries.timed.out", "dispatches past their delivery timeout (T4)", key(o.queue(), null), null).increment();
+        }
+    }
+
+    @Override
+    public void timedOutUnstarted(List<RelayTransitions.UnstartedTimeout> unstarted) {
+        for (RelayTransitions.UnstartedTimeout u : unstarted) {
+            counter("outbox.relay.deliveries.timed.out.unstarted", "dispatches past their delivery timeout that no worker took (T4u), sent again"
+                    + " without counting an attempt", key(u.queue(), null), null).increment();
+        }
+    }
+
+    @Override
+    public void queueDepth(String queue, long depth) {
+        backpressure(queue).depth.set(depth);
+    }
+
+    @Override
+    public void queueHeld(String queue, boolean held) {
+        QueueBackpressure b = backpressure(queue);
+        b.held.set(held ? 1 : 0);
+        if (held) {
+            b.holds.increment();
+        }
+    }
+
+    private QueueBackpressure backpressure(String queue) {
+        return backpressure.computeIfAbsent(queue, QueueBackpressure::new);
+    }
+
+    /** One job queue's backpressure meters, registered when the relay first reads its depth. */
+    private final class QueueBackpressure {
+        final Value depth = new Value();
+        final Value held = new Value();
+        final Counter holds;
+
+        QueueBackpressure(String queue) {
+            Gauge.builder("outbox.relay.queue.depth", depth, Value::get).description("messages waiting in the job queue, as the relay last knew"
+                    + " (the broker's count plus its publishes since)").tag("queue", queue).register(registry);
+            held.set(0);
+            Gauge.builder("outbox.relay.queue.held", held, Value::get).description("1 while the relay holds back dispatches to the job queue"
+                    + " (its depth reached the bound), else 0").tag("queue", queue).register(registry);
+            holds = Counter.builder("outbox.relay.queue.holds").description("times the relay began to hold back dispatches to the job queue")
+                    .tag("queue", queue).register(registry);
         }
     }
 

@@ -13,10 +13,15 @@ import java.util.Set;
 import javax.sql.DataSource;
 
 /**
- * Whether the outbox tables exist where the settings say, read from the driver's metadata: a clear
- * line naming the schema and the missing tables instead of the driver's "relation does not exist".
+ * Whether the outbox tables exist where the settings say, and are as new as this version needs,
+ * read from the driver's metadata: a clear line naming the schema and the missing tables (or the
+ * missing migration) instead of the driver's "relation does not exist".
  */
 public final class OutboxTablesCheck {
+
+    /** The column the latest migration added, and that migration: a database without it is behind. */
+    static final String LATEST_COLUMN = "started_at";
+    static final String LATEST_MIGRATION = "V3__outbox_started";
 
     private OutboxTablesCheck() {}
 
@@ -56,6 +61,17 @@ public final class OutboxTablesCheck {
             if (!missing.isEmpty()) {
                 throw new RelayException("the outbox tables are missing: schema " + schema + " has no table " + String.join(" and ", missing)
                         + "; the migrations create them (outbox-relay migrate, or OutboxMigrations.migrate), or the table names are wrong", null);
+            }
+            boolean started = false;
+            try (ResultSet rs = meta.getColumns(null, pattern, escaped(tables.deliveries(), meta.getSearchStringEscape()), LATEST_COLUMN)) {
+                while (rs.next()) {
+                    started |= schema.equals(rs.getString("TABLE_SCHEM"));
+                }
+            }
+            if (!started) {
+                throw new RelayException("the outbox tables are behind this version: " + schema + "." + tables.deliveries() + " has no column "
+                        + LATEST_COLUMN + " (migration " + LATEST_MIGRATION + "); run the migrations (outbox-relay migrate, or"
+                        + " OutboxMigrations.migrate) before this relay", null);
             }
         } catch (SQLException e) {
             throw DatabaseErrors.classify(e);

@@ -3,6 +3,8 @@ package dev.outbox.relay.internal;
 import dev.outbox.delivery.Claimed;
 import dev.outbox.delivery.DeliveryLog;
 import dev.outbox.delivery.FailureReason;
+import dev.outbox.delivery.LogDigest;
+import dev.outbox.delivery.LogText;
 import dev.outbox.delivery.Outage;
 import dev.outbox.delivery.PlannedDsl;
 import dev.outbox.delivery.RelayTransitions;
@@ -57,6 +59,7 @@ import org.slf4j.MDC;
 public final class RelayEngine implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RelayLoggers.RELAY);
+    private static final String UNSTARTED = "dispatch timed out before any worker took it, sent again without counting an attempt";
     /** The longest wait between two tries of a looping relay during an outage. */
     static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
     /**
@@ -88,7 +91,12 @@ public final class RelayEngine implements AutoCloseable {
     private final Wakeups wakeups;
     private final RelayMeters meters;
     private final Set<String> jobQueues = new TreeSet<>();
+    /** Whether some route publishes to an exchange: those deliveries are claimed whatever the job queues hold. */
+    private final boolean publishRoutes;
     private final UnroutedWarnings unroutedWarnings = new UnroutedWarnings();
+    /** Timeouts, refusals and holds counted per queue, and final failures bounded per interval. */
+    private final LogDigest digest = new LogDigest(log);
+    private final QueueDepths depths;
     private boolean queuesDeclared;
     /**
      * The routing thread: runs the T1 batches of a pass, one at a time, so that the pass routes its
@@ -122,11 +130,31 @@ public final class RelayEngine implements AutoCloseable {
         this.meters = settings.meters();
         this.sweepIntervalNanos = (settings.sleep().compareTo(MAX_SWEEP_INTERVAL) < 0 ? settings.sleep() : MAX_SWEEP_INTERVAL).toNanos();
         this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel(), settings.wakeupLinger());
+        boolean publishing = false;
         for (Route route : settings.routes().all()) {
             if (route instanceof JobRoute job) {
                 jobQueues.add(job.queue());
+            } else {
+                publishing = true;
             }
         }
+        this.publishRoutes = publishing;
+        this.depths = new QueueDepths(settings.maxQueueDepth(), jobQueues, System::nanoTime, new QueueDepths.Listener() {
+            @Override
+            public void held(String queue, long depth, int maxDepth) {
+                if (digest.warn("dispatches held back", queue, "depth " + depth)) {
+                    log.warn("queue {} holds {} messages waiting for a worker, its bound {}: its deliveries stay pending until its"
+                            + " consumers catch up (OUTBOX_MAX_QUEUE_DEPTH)", LogText.of(queue), depth, maxDepth);
+                }
+                meters.queueHeld(queue, true);
+            }
+
+            @Override
+            public void released(String queue, long depth, long heldNanos) {
+                log.debug("queue {} below its bound again (depth {}) after {} ms", LogText.of(queue), depth, heldNanos / 1_000_000);
+                meters.queueHeld(queue, false);
+            }
+        });
     }
 
     /**
@@ -197,7 +225,13 @@ public final class RelayEngine implements AutoCloseable {
                     settleInFlight(tally); // what was in flight on the lost connection goes back to retry now
                     throw e;
                 }
-                List<Claimed> claimed = inTransaction(tx -> transitions.claim(tx, settings.dispatchBatchSize()));
+                Set<String> held = depths.refresh(publisher::readyMessages);
+                for (String queue : jobQueues) {
+                    meters.queueDepth(queue, depths.depth(queue));
+                }
+                // every job queue full and nothing to publish: nothing to claim until the consumers take some
+                List<Claimed> claimed = !held.isEmpty() && !publishRoutes && held.containsAll(jobQueues) ? List.of()
+                        : inTransaction(tx -> transitions.claimExcept(tx, settings.dispatchBatchSize(), held));
                 tally.dispatched += claimed.size();
                 meters.dispatched(claimed);
                 moreToDispatch = claimed.size() == settings.dispatchBatchSize();
@@ -210,6 +244,7 @@ public final class RelayEngine implements AutoCloseable {
                     settle(claimed.stream().map(d -> Published.failed(d, Published.NOT_SENT)).toList(), tally);
                     throw e;
                 }
+                depths.published(claimed);
                 settleInFlight(tally);
                 inFlight = next;
             }
@@ -288,12 +323,40 @@ public final class RelayEngine implements AutoCloseable {
         }
     }
 
-    /** T4 in batches, until a batch finds fewer overdue dispatches than it could take. */
+    /**
+     * T4u then T4, each in batches until a batch finds fewer overdue dispatches than it could take:
+     * dispatches no worker picked up are sent again without counting an attempt, jobs that ran out of
+     * time go through retry-or-fail. Both are counted per queue in the digest, not logged one by one.
+     */
     private void sweep(Tally tally) {
+        while (true) {
+            List<RelayTransitions.UnstartedTimeout> unstarted = inTransaction(tx -> transitions.timeOutUnstarted(tx,
+                    settings.timeoutBatchSize()));
+            for (RelayTransitions.UnstartedTimeout u : unstarted) {
+                if (digest.warn(UNSTARTED, u.queue(), "delivery " + u.deliveryId() + " (" + u.unstartedTimeouts() + " time(s))")
+                        || log.isDebugEnabled()) {
+                    MDC.put(DeliveryLog.MDC_EVENT_ID, u.eventId().toString());
+                    MDC.put(DeliveryLog.MDC_DELIVERY_ID, u.deliveryId().toString());
+                    try {
+                        log.warn("delivery {} of event {} ({}, queue {}): dispatch {} timed out before any worker took it ({} time(s)); sent"
+                                + " again without counting an attempt", u.deliveryId(), u.eventId(), u.jobType(), LogText.of(u.queue()),
+                                u.dispatchId(), u.unstartedTimeouts());
+                    } finally {
+                        MDC.remove(DeliveryLog.MDC_EVENT_ID);
+                        MDC.remove(DeliveryLog.MDC_DELIVERY_ID);
+                    }
+                }
+            }
+            tally.timedOut += unstarted.size();
+            meters.timedOutUnstarted(unstarted);
+            if (unstarted.size() < settings.timeoutBatchSize()) {
+                break;
+            }
+        }
         while (true) {
             List<RetryOutcome> timedOut = inTransaction(tx -> transitions.timeOut(tx, settings.timeoutBatchSize()));
             for (RetryOutcome o : timedOut) {
-                DeliveryLog.retryOutcome(log, o, FailureReason.TIMEOUT.code());
+                DeliveryLog.retryOutcome(log, digest, o, FailureReason.TIMEOUT.code());
             }
             tally.timedOut += timedOut.size();
             meters.timedOut(timedOut);
@@ -336,6 +399,7 @@ public final class RelayEngine implements AutoCloseable {
         FollowUps followUps = new FollowUps(FIRST_FOLLOW_UP, settings.sleep());
         try {
             while (!stopped.getAsBoolean()) {
+                digest.flushIfDue();
                 try {
                     PassResult result = pass(true);
                     answered(database);
@@ -356,6 +420,7 @@ public final class RelayEngine implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             settleLeftInFlight();
+            digest.flush();
             log.info("relay loop stopped");
         }
     }
@@ -379,7 +444,10 @@ public final class RelayEngine implements AutoCloseable {
 
     private boolean workWaiting() {
         try {
-            return read(transitions::workWaiting);
+            // a held queue's pending deliveries are no work until its depth, read again here, falls below the bound
+            Set<String> held = depths.held().isEmpty() ? Set.of() : depths.refresh(publisher::readyMessages);
+            digest.flushIfDue();
+            return read(ctx -> transitions.workWaiting(ctx, held));
         } catch (DataAccessException e) {
             throw DatabaseErrors.classify(e);
         }
@@ -520,7 +588,7 @@ public final class RelayEngine implements AutoCloseable {
         tally.failed += refused.size() + unsent.size();
         meters.completed(toComplete, completed);
         for (RetryOutcome o : outcomes) {
-            DeliveryLog.retryOutcome(log, o, causes.getOrDefault(o.deliveryId(), FailureReason.PUBLISH_FAILED.code()));
+            DeliveryLog.retryOutcome(log, digest, o, causes.getOrDefault(o.deliveryId(), FailureReason.PUBLISH_FAILED.code()));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.outbox.relay.internal;
 
 import dev.outbox.delivery.Claimed;
+import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.delivery.RetryOutcome;
 import java.util.List;
 import java.util.UUID;
@@ -47,6 +48,15 @@ public interface RelayMeters extends AutoCloseable {
 
     /** T4 committed: these overdue dispatches went through retry-or-fail. */
     default void timedOut(List<RetryOutcome> outcomes) {}
+
+    /** T4u committed: these dispatches timed out before any worker took them and were sent back to pending uncounted. */
+    default void timedOutUnstarted(List<RelayTransitions.UnstartedTimeout> unstarted) {}
+
+    /** The depth the relay knows of a job queue: the broker's ready messages when last read, plus what it published since. */
+    default void queueDepth(String queue, long depth) {}
+
+    /** Whether the relay holds back the dispatches to {@code queue} (its depth reached the bound). */
+    default void queueHeld(String queue, boolean held) {}
 
     /** Stops reading the gauges. */
     @Override

@@ -39,17 +39,19 @@ public final class StatusQueries {
             Field<Integer> readyPending = DSL.count().filterWhere(ready).as("ready");
             Field<OffsetDateTime> oldest = DSL.min(OUTBOX_DELIVERIES.AVAILABLE_AT).filterWhere(ready).as("oldest");
             Field<Integer> dispatched = count(OutboxDeliveryStatus.dispatched);
+            Field<Integer> waiting = DSL.count().filterWhere(OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.dispatched))
+                    .and(OUTBOX_DELIVERIES.STARTED_AT.isNull())).as("waiting");
             Field<Integer> completed = count(OutboxDeliveryStatus.completed);
             Field<Integer> failed = count(OutboxDeliveryStatus.failed);
             List<OutboxStatus.Queue> queues = new ArrayList<>();
-            for (var r : ctx.select(OUTBOX_DELIVERIES.QUEUE_NAME, pending, readyPending, oldest, dispatched, completed, failed)
+            for (var r : ctx.select(OUTBOX_DELIVERIES.QUEUE_NAME, pending, readyPending, oldest, dispatched, waiting, completed, failed)
                     .from(OUTBOX_DELIVERIES)
                     .groupBy(OUTBOX_DELIVERIES.QUEUE_NAME)
                     .orderBy(OUTBOX_DELIVERIES.QUEUE_NAME)
                     .fetch()) {
                 OffsetDateTime oldestAt = r.get(oldest);
                 queues.add(new OutboxStatus.Queue(r.get(OUTBOX_DELIVERIES.QUEUE_NAME), r.get(pending), r.get(readyPending), r.get(dispatched),
-                        r.get(completed), r.get(failed), oldestAt == null ? null : Duration.between(oldestAt.toInstant(), at)));
+                        r.get(waiting), r.get(completed), r.get(failed), oldestAt == null ? null : Duration.between(oldestAt.toInstant(), at)));
             }
             long unrouted = ctx.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ROUTED_AT.isNull());
             Map<String, Long> failures = new LinkedHashMap<>();

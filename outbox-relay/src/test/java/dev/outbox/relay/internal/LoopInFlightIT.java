@@ -56,7 +56,7 @@ class LoopInFlightIT {
                 .route("order.placed", Route.publish("order-events", exchange, "order.placed", RetrySchedule.seconds(5), Duration.ofSeconds(60)))
                 .build();
         return new RelayEngine(new RelaySettings(dataSource, fixture.rabbit.connectionFactory(), routes, fixture.db.tables(),
-                clock, batchSize, batchSize, 500, 2_000, Duration.ofSeconds(30), QueueType.CLASSIC, Outbox.DEFAULT_NOTIFY_CHANNEL, true,
+                clock, batchSize, batchSize, 500, 2_000, 0, Duration.ofSeconds(30), QueueType.CLASSIC, Outbox.DEFAULT_NOTIFY_CHANNEL, true,
                 Duration.ofSeconds(1), null, Duration.ZERO, RelayMeters.NONE));
     }
 

@@ -100,7 +100,7 @@ class PipelinedPassIT {
                 .route("order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(5), Duration.ofSeconds(60)))
                 .build();
         return new RelayEngine(new RelaySettings(dataSource, fixture.rabbit.connectionFactory(), routes, fixture.db.tables(),
-                MutableClock.startingNow(), 1, 1, 500, 2_000, Duration.ofSeconds(30), QueueType.CLASSIC, Outbox.DEFAULT_NOTIFY_CHANNEL,
+                MutableClock.startingNow(), 1, 1, 500, 2_000, 0, Duration.ofSeconds(30), QueueType.CLASSIC, Outbox.DEFAULT_NOTIFY_CHANNEL,
                 true, Duration.ofSeconds(1), null, Duration.ZERO, RelayMeters.NONE));
     }
 

@@ -8,6 +8,7 @@ import dev.outbox.delivery.PlannedDsl;
 import dev.outbox.delivery.RenderedStatement;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.schema.enums.OutboxRouteKind;
 import java.time.OffsetDateTime;
 import java.util.Collection;
 import java.util.HashMap;
@@ -33,7 +34,8 @@ final class DeliveryQueries {
         this.lookup = RenderedStatement.of(db, db.select(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.STATUS,
                         OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ATTEMPTS,
                         DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS), OUTBOX_EVENTS.EVENT_TYPE,
-                        OUTBOX_EVENTS.PAYLOAD, OUTBOX_EVENTS.CREATED_AT)
+                        OUTBOX_EVENTS.PAYLOAD, OUTBOX_EVENTS.CREATED_AT, OUTBOX_DELIVERIES.KIND, OUTBOX_EVENTS.TRACEPARENT,
+                        OUTBOX_EVENTS.TRACESTATE)
                 .from(OUTBOX_DELIVERIES)
                 .join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
                 .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(IDS))), IDS);
@@ -51,8 +53,9 @@ final class DeliveryQueries {
                 UUID id = rs.getObject(1, UUID.class);
                 String status = rs.getString(3);
                 rows.put(id, new DeliveryRow(id, rs.getObject(2, UUID.class), OutboxDeliveryStatus.dispatched.getLiteral().equals(status),
-                        rs.getObject(4, UUID.class), status, rs.getString(5), rs.getString(6), rs.getInt(7), rs.getInt(8),
-                        rs.getString(9), rs.getString(10), rs.getObject(11, OffsetDateTime.class)));
+                        rs.getObject(4, UUID.class), status, OutboxRouteKind.job.getLiteral().equals(rs.getString(12)), rs.getString(5),
+                        rs.getString(6), rs.getInt(7), rs.getInt(8), rs.getString(9), rs.getString(10), rs.getObject(11, OffsetDateTime.class),
+                        rs.getString(13), rs.getString(14)));
             }
             return rows;
         }, (Object) deliveryIds.toArray(UUID[]::new));

@@ -52,13 +52,18 @@ public final class DirectRun {
 
     /** Looks the delivery up, runs its handler when the dispatch is current, writes the outcome, says what it did. */
     public JobRun run(UUID deliveryId, UUID dispatchId) {
+        Dispatch dispatch = new Dispatch(deliveryId, dispatchId);
+        transitions.start(dsl, List.of(dispatch), false);
         DeliveryRow row = queries.lookup(List.of(deliveryId)).get(deliveryId);
         if (row == null || !row.isCurrent(dispatchId)) {
             return new JobRun(row == null ? new UUID(0, 0) : row.eventId(), deliveryId, dispatchId, row == null ? "" : row.jobType(),
                     row == null ? "" : row.eventType(), row == null ? "" : row.queue(), row == null ? 0 : row.attempts(), false, null, null,
                     Outcome.NOT_CURRENT, null);
         }
-        Dispatch dispatch = new Dispatch(deliveryId, dispatchId);
+        if (!row.job()) {
+            return new JobRun(row.eventId(), deliveryId, dispatchId, row.jobType(), row.eventType(), row.queue(), row.attempts(), false, null,
+                    null, Outcome.NOT_CURRENT, null); // a publish route's delivery: the relay settles it, no job runs
+        }
         Registration<?> registration = handlers.get(row.jobType());
         if (registration == null) {
             return failed(row, dispatch, null, null, FailureReason.UNKNOWN_JOB_TYPE);
@@ -71,7 +76,7 @@ public final class DirectRun {
         }
         Throwable failure = null;
         try {
-            registration.invoke(event, new JobContextImpl(row, dispatchId, queries, null)); // no message, so no traceparent header
+            registration.invoke(event, new JobContextImpl(row, dispatchId, queries));
         } catch (Throwable t) {
             failure = t;
         }

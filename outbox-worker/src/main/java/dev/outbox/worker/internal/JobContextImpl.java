@@ -13,11 +13,11 @@ final class JobContextImpl implements JobContext {
     private final DeliveryQueries queries;
     private final @Nullable String traceparent;
 
-    JobContextImpl(DeliveryRow row, UUID dispatchId, DeliveryQueries queries, @Nullable String traceparent) {
+    JobContextImpl(DeliveryRow row, UUID dispatchId, DeliveryQueries queries) {
         this.row = row;
         this.dispatchId = dispatchId;
         this.queries = queries;
-        this.traceparent = traceparent;
+        this.traceparent = row.traceparent(); // the event's, as recorded: never a message's claim
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.delivery.DeliveryLog;
 import dev.outbox.delivery.DeliveryMessage;
 import dev.outbox.delivery.FailureReason;
+import dev.outbox.delivery.LogDigest;
 import dev.outbox.delivery.LogText;
 import dev.outbox.delivery.MalformedMessageException;
 import dev.outbox.delivery.RetryOutcome;
@@ -74,6 +75,8 @@ final class MessageProcessor {
     private final BooleanSupplier stopping;
     private final WorkerMeters meters;
     private final JobTracing tracing;
+    /** Stale drops counted per queue, final failures bounded per interval. */
+    private final LogDigest digest = new LogDigest(log);
 
     MessageProcessor(DSLContext dsl, DeliveryQueries queries, WorkerTransitions transitions, CompletionWriter completions,
             EventSerializer serializer, Map<String, Registration<?>> handlers, BooleanSupplier stopping, WorkerMeters meters,
@@ -126,17 +129,22 @@ final class MessageProcessor {
     }
 
     /**
-     * Reads the deliveries of {@code runs} with their events in one query. While the database is
+     * Marks the dispatches of {@code runs} started (T2s; {@code again}: also those started already,
+     * see {@link WorkerTransitions#start}), then reads their deliveries with their events in one query. While the database is
      * unavailable the query is tried again with backoff, the messages unacknowledged; when the queue's
      * consumer stops meanwhile ({@code stopping}), the messages are left unacknowledged for the broker to
      * give to another worker, and the result is null. On a fatal database error every message is
      * rejected (its delivery times out and is retried) and the result is null.
      */
-    @Nullable Map<UUID, DeliveryRow> lookup(List<Running> runs, BooleanSupplier stopping) {
+    @Nullable Map<UUID, DeliveryRow> lookup(List<Running> runs, boolean again, BooleanSupplier stopping) {
         List<UUID> ids = runs.stream().map(r -> r.dispatch.deliveryId()).toList();
+        List<Dispatch> dispatches = runs.stream().map(r -> r.dispatch).toList();
         try {
             return DatabaseRetry.until(log, "read " + runs.size() + " deliveries", "their messages stay unacknowledged",
-                    () -> stopping.getAsBoolean() || this.stopping.getAsBoolean(), () -> queries.lookup(ids));
+                    () -> stopping.getAsBoolean() || this.stopping.getAsBoolean(), () -> {
+                        transitions.start(dsl, dispatches, again); // T2s: picked up, the job's time counts from now
+                        return queries.lookup(ids);
+                    });
         } catch (DatabaseRetry.Stopped e) {
             log.warn("stopping while the database is unavailable: {} messages left unacknowledged for another worker", runs.size());
             for (Running r : runs) {
@@ -208,10 +216,21 @@ final class MessageProcessor {
     private boolean handle(DeliveryMessage message, DeliveryRow row, Running run) {
         Dispatch dispatch = run.dispatch;
         if (!row.isCurrent(message.dispatchId())) {
-            log.warn("message for delivery {} dispatch {} dropped without running the job: the delivery is {} with dispatch {}"
-                    + " (settled, or dispatched again)", row.deliveryId(), message.dispatchId(), row.status(), row.dispatchId());
+            if (digest.warn("message dropped without running the job: its dispatch was settled or sent again", run.queue,
+                    "delivery " + row.deliveryId() + " dispatch " + message.dispatchId() + " (now " + row.status() + ")")) {
+                log.warn("message for delivery {} dispatch {} dropped without running the job: the delivery is {} with dispatch {}"
+                        + " (settled, or dispatched again)", row.deliveryId(), message.dispatchId(), row.status(), row.dispatchId());
+            }
             run.settlement.ack();
             meters.dropped(run.queue, WorkerMeters.Drop.STALE_DISPATCH);
+            return false;
+        }
+        if (!row.job()) {
+            // a job message naming a publish route's delivery: the relay completes those on the broker's confirm
+            log.warn("message for delivery {} dispatch {} names a publish route's delivery, which no worker runs; dropped",
+                    row.deliveryId(), message.dispatchId());
+            run.settlement.reject();
+            meters.dropped(run.queue, WorkerMeters.Drop.BAD_MESSAGE);
             return false;
         }
         if (!row.jobType().equals(message.jobType())) {
@@ -241,11 +260,14 @@ final class MessageProcessor {
         }
 
         Throwable failure = null;
-        JobTracing.HandlerSpan span = tracing.start(run.queue, message);
+        // the trace context is the event's, from its row: a message's own claim is never trusted for it
+        JobTracing.HandlerSpan span = tracing.start(run.queue, new DeliveryMessage(message.eventId(), message.deliveryId(),
+                message.dispatchId(), message.eventType(), message.jobType(), message.attempt(), message.lastAttempt(), row.traceparent(),
+                row.tracestate()));
         long started = meters.handlerStarted(run.queue, row.jobType(), row.createdAt());
         run.inHandler = true;
         try {
-            registration.invoke(event, new JobContextImpl(row, dispatch.dispatchId(), queries, message.traceparent()));
+            registration.invoke(event, new JobContextImpl(row, dispatch.dispatchId(), queries));
         } catch (Throwable t) {
             failure = t;
         } finally {
@@ -270,7 +292,7 @@ final class MessageProcessor {
                 Optional<RetryOutcome> outcome = write("write the retry of delivery " + dispatch.deliveryId(),
                         () -> transitions.retryOrFail(dsl, dispatch));
                 if (outcome.isPresent()) {
-                    DeliveryLog.retryOutcome(log, outcome.get(), "retryable_error");
+                    DeliveryLog.retryOutcome(log, digest, outcome.get(), "retryable_error");
                 } else {
                     notCurrent("retry", dispatch);
                 }
@@ -293,10 +315,11 @@ final class MessageProcessor {
 
     /** T7 with a safe reason, logged, then the ack. */
     private void failAndAck(DeliveryRow row, Running run, FailureReason reason, @Nullable String exceptionClass) {
-        if (write("write the failure of delivery " + run.dispatch.deliveryId(), () -> transitions.fail(dsl, run.dispatch, reason))) {
+        boolean failed = write("write the failure of delivery " + run.dispatch.deliveryId(), () -> transitions.fail(dsl, run.dispatch, reason));
+        if (failed && digest.error("delivery " + row.deliveryId() + " reason " + reason)) {
             log.error("delivery {} of event {} ({}, queue {}): failed for good on attempt {}, reason {}{}", row.deliveryId(),
                     row.eventId(), row.jobType(), LogText.of(row.queue()), row.attempts(), reason, exceptionClass == null ? "" : " (" + exceptionClass + ")");
-        } else {
+        } else if (!failed) {
             notCurrent("failure", run.dispatch);
         }
         run.settlement.ack();
@@ -314,10 +337,11 @@ final class MessageProcessor {
 
     /** T8 for a dispatch whose job died, logged, then the ack. */
     private void writeDeath(Running run, String why) {
-        if (write("write the worker death of delivery " + run.dispatch.deliveryId(), () -> transitions.workerDied(dsl, run.dispatch))) {
+        boolean died = write("write the worker death of delivery " + run.dispatch.deliveryId(), () -> transitions.workerDied(dsl, run.dispatch));
+        if (died && digest.error("delivery " + run.dispatch.deliveryId() + " reason worker_died")) {
             log.error("delivery {} of event {} ({}): worker died running the job ({}); marked failed worker_died",
                     run.dispatch.deliveryId(), run.eventId, LogText.of(run.jobType), why);
-        } else {
+        } else if (!died) {
             notCurrent("worker death", run.dispatch);
         }
         run.settlement.ack();
@@ -343,6 +367,16 @@ final class MessageProcessor {
                         e.getClass().getName(), registration.jobType());
             }
         }
+    }
+
+    /** Writes the log digest's counts when its interval has passed (the lookup threads call it as they poll). */
+    void flushLogIfDue() {
+        digest.flushIfDue();
+    }
+
+    /** Writes the log digest's counts now (the worker stops). */
+    void flushLog() {
+        digest.flush();
     }
 
     /** Runs the lookup once, before any consumer starts: checks that the tables answer. */

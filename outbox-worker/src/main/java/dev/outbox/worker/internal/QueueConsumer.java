@@ -242,6 +242,7 @@ final class QueueConsumer {
         try {
             while (!stopping) {
                 Incoming first = incoming.poll(50, TimeUnit.MILLISECONDS);
+                processor.flushLogIfDue();
                 if (first == null) {
                     continue;
                 }
@@ -279,7 +280,7 @@ final class QueueConsumer {
 
     private void handOver(List<MessageProcessor.Running> group) {
         long readAt = System.nanoTime();
-        Map<UUID, DeliveryRow> rows = processor.lookup(group, () -> stopping);
+        Map<UUID, DeliveryRow> rows = processor.lookup(group, false, () -> stopping);
         if (rows == null) {
             ahead.release(group.size()); // all rejected, or left unacknowledged as the worker stops
             return;
@@ -292,7 +293,8 @@ final class QueueConsumer {
                             processor.abandon(run);
                         } else {
                             Map<UUID, DeliveryRow> current = System.nanoTime() - readAt <= FRESH_FOR_NANOS ? rows
-                                    : processor.lookup(List.of(run), () -> stopping); // null: rejected or left, see lookup
+                                    // waited here: its job's time counts from now, not from the first read
+                                    : processor.lookup(List.of(run), true, () -> stopping); // null: rejected or left, see lookup
                             if (current != null) {
                                 processor.run(queue, run, current.get(run.dispatch.deliveryId()));
                             }

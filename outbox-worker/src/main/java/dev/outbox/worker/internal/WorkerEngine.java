@@ -171,6 +171,7 @@ public final class WorkerEngine {
         for (QueueConsumer consumer : consumers) {
             consumer.close();
         }
+        processor.flushLog();
         Connection c = connection;
         if (c != null && c.isOpen()) {
             try {
