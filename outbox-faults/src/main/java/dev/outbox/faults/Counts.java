@@ -46,6 +46,20 @@ final class Counts {
         return count("SELECT count(*) FROM " + s + "outbox_deliveries WHERE status = 'dispatched'");
     }
 
+    long completed() {
+        return count("SELECT count(*) FROM " + s + "outbox_deliveries WHERE status = 'completed'");
+    }
+
+    long failed() {
+        return count("SELECT count(*) FROM " + s + "outbox_deliveries WHERE status = 'failed'");
+    }
+
+    /** Deliveries that ended failed without any call of their handler, in any attempt. */
+    long failedWithoutCall() {
+        return count("SELECT count(*) FROM " + s + "outbox_deliveries d WHERE d.status = 'failed' AND NOT EXISTS (SELECT 1 FROM " + s
+                + Instrumentation.CALLS + " c WHERE c.delivery_id = d.id)");
+    }
+
     long events() {
         return count("SELECT count(*) FROM " + s + "outbox_events");
     }
@@ -58,7 +72,7 @@ final class Counts {
 
     /** Fills the database's part of the report. */
     Report report(Scenario scenario, double runSeconds, double faultPeriodSeconds, Producers producers, Supervisor supervisor, List<Outage> outages,
-            long peakUnrouted, long peakDispatched, boolean drained, double drainSeconds, List<Supervisor.Stop> stops) {
+            long peakUnrouted, long peakDispatched, boolean drained, double drainSeconds, List<Supervisor.Stop> stops, Load load) {
         Map<String, Long> byStatus = new TreeMap<>();
         query("SELECT status::text || coalesce(' ' || failure_reason, ''), count(*) FROM " + s + "outbox_deliveries GROUP BY 1",
                 rs -> byStatus.put(rs.getString(1), rs.getLong(2)));
@@ -97,7 +111,7 @@ final class Counts {
                 events(), missing(producers.acknowledged()), unrouted(), count("SELECT count(*) FROM " + s + "outbox_deliveries"),
                 byStatus, lost, doomed, doomedFailed, completedTwice, completedWithoutCall, calls, perDispatch, perDelivery,
                 duplicates, causes, unexplained, relayKills, kills.size() - relayKills, outages, relayExits, workerExits, exits,
-                peakUnrouted, peakDispatched, drained, drainSeconds, stops, unexplainedSamples);
+                peakUnrouted, peakDispatched, drained, drainSeconds, stops, unexplainedSamples, load);
     }
 
     static final String UNEXPLAINED = "unexplained";

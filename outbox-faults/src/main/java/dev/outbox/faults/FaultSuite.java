@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,11 +27,15 @@ import org.jspecify.annotations.Nullable;
  * then a drain, SIGTERM to every process, and the counts read from the database ({@link Report}).
  *
  * <pre>
- * java -jar outbox-faults/target/outbox-faults.jar [--small] [--events N] [--producers P] [--relays R]
+ * java -jar outbox-faults/target/outbox-faults.jar [--small | --overload] [--events N] [--producers P] [--relays R]
  *     [--workers W] [--fault-minutes M | --fault-seconds S] [--kill-every K] [--broker-stops N]
  *     [--broker-stop-seconds S] [--pg-restarts N] [--fail-share F] [--delivery-timeout S]
- *     [--drain-timeout S] [--seed N] [--keep-logs]
+ *     [--drain-timeout S] [--seed N] [--slow-handler-ms MS] [--cpu-hogs N] [--recovery-seconds S]
+ *     [--max-queue-depth N] [--dispatch-batch N] [--keep-logs]
  * </pre>
+ *
+ * {@code --overload} starts from {@link Scenario#overload()}: consumers slower than the producers, a
+ * broker stop, then recovery, beside a CPU hog (issue 37).
  *
  * Exit 0 when the promises held (nothing lost, nothing completed twice, every duplicate explained,
  * drained, every process stopped on SIGTERM), 1 when one did not, 2 for a bad argument.
@@ -70,7 +73,7 @@ public final class FaultSuite {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--keep-logs" -> keepLogs = true;
-                    case "--small" -> options.put("--small", "");
+                    case "--small", "--overload" -> options.put(args[i], "");
                     default -> {
                         if (!args[i].startsWith("--") || i + 1 >= args.length) {
                             throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
@@ -82,9 +85,10 @@ public final class FaultSuite {
             scenario = scenario(options);
         } catch (IllegalArgumentException e) {
             System.err.println("outbox-faults: " + e.getMessage());
-            System.err.println("usage: java -jar outbox-faults.jar [--small] [--events N] [--producers P] [--relays R] [--workers W]"
-                    + " [--fault-minutes M | --fault-seconds S] [--kill-every K] [--broker-stops N] [--broker-stop-seconds S]"
-                    + " [--pg-restarts N] [--fail-share F] [--delivery-timeout S] [--drain-timeout S] [--seed N] [--keep-logs]");
+            System.err.println("usage: java -jar outbox-faults.jar [--small | --overload] [--events N] [--producers P] [--relays R]"
+                    + " [--workers W] [--fault-minutes M | --fault-seconds S] [--kill-every K] [--broker-stops N] [--broker-stop-seconds S]"
+                    + " [--pg-restarts N] [--fail-share F] [--delivery-timeout S] [--drain-timeout S] [--seed N] [--slow-handler-ms MS]"
+                    + " [--cpu-hogs N] [--recovery-seconds S] [--max-queue-depth N] [--dispatch-batch N] [--keep-logs]");
             System.exit(2);
             return;
         }
@@ -125,11 +129,15 @@ public final class FaultSuite {
     public static final String STRICT_WORKER_EXITS = "outbox.faults.strictWorkerExits";
 
     static Scenario scenario(Map<String, String> o) {
-        Scenario b = o.containsKey("--small") ? Scenario.small() : Scenario.full();
+        if (o.containsKey("--small") && o.containsKey("--overload")) {
+            throw new IllegalArgumentException("--small and --overload exclude each other");
+        }
+        Scenario b = o.containsKey("--small") ? Scenario.small() : o.containsKey("--overload") ? Scenario.overload() : Scenario.full();
         for (String key : o.keySet()) {
-            if (!List.of("--small", "--events", "--producers", "--relays", "--workers", "--fault-minutes", "--fault-seconds",
+            if (!List.of("--small", "--overload", "--events", "--producers", "--relays", "--workers", "--fault-minutes", "--fault-seconds",
                     "--kill-every", "--broker-stops", "--broker-stop-seconds", "--pg-restarts", "--fail-share", "--delivery-timeout",
-                    "--drain-timeout", "--seed").contains(key)) {
+                    "--drain-timeout", "--seed", "--slow-handler-ms", "--cpu-hogs", "--recovery-seconds", "--max-queue-depth",
+                    "--dispatch-batch").contains(key)) {
                 throw new IllegalArgumentException("unknown option '" + key + "'");
             }
         }
@@ -141,7 +149,9 @@ public final class FaultSuite {
                 integer(o, "--broker-stop-seconds", b.brokerStopSeconds()), integer(o, "--pg-restarts", b.pgRestarts()),
                 decimal(o, "--fail-share", b.failShare()), b.retryDelays(), b.doomedRetryDelays(),
                 integer(o, "--delivery-timeout", b.deliveryTimeoutSeconds()), integer(o, "--drain-timeout", b.drainTimeoutSeconds()),
-                integer(o, "--seed", (int) b.seed()));
+                integer(o, "--seed", (int) b.seed()), integer(o, "--slow-handler-ms", b.slowHandlerMillis()),
+                integer(o, "--cpu-hogs", b.cpuHogs()), integer(o, "--recovery-seconds", b.recoverySeconds()),
+                integer(o, "--max-queue-depth", b.maxQueueDepth()), integer(o, "--dispatch-batch", b.dispatchBatchSize()));
     }
 
     private static int integer(Map<String, String> o, String key, int fallback) {
@@ -205,23 +215,36 @@ public final class FaultSuite {
             env.put("OUTBOX_SCHEMA", SCHEMA);
             env.put("OUTBOX_ROUTES_FILE", routes.toString());
             env.put("FAULT_QUEUE", QUEUE);
+            env.put("OUTBOX_MAX_QUEUE_DEPTH", Integer.toString(scenario.maxQueueDepth()));
+            env.put("OUTBOX_DISPATCH_BATCH_SIZE", Integer.toString(scenario.dispatchBatchSize()));
+            Path delayFile = runDir.resolve("handler-delay-ms");
+            setHandlerDelay(delayFile, 0);
+            env.put(FaultWorker.DELAY_FILE, delayFile.toString());
 
             Supervisor supervisor = new Supervisor(scenario.relays(), scenario.workers(), env, runDir.resolve("logs"));
             push(cleanup, supervisor);
             supervisor.awaitReady(Duration.ofSeconds(120));
             progress.printf("%d relay(s) and %d worker(s) ready%n", scenario.relays(), scenario.workers());
 
-            Sampler sampler = new Sampler(counts);
+            CpuHogs hogs = push(cleanup, CpuHogs.start(scenario.cpuHogs()));
+            Sampler sampler = new Sampler(counts, rabbit.uri(), QUEUE, runStart);
             sampler.start();
             Outbox outbox = Outbox.builder().tables(tables).build();
-            progress.printf("producers and faults start%n");
-            Producers producers = new Producers(scenario, dataSource, outbox, scenario.events() / (scenario.faultSeconds() * 0.9));
+            progress.printf("producers and faults start%s%n", scenario.overloaded() ? String.format(java.util.Locale.ROOT,
+                    " (handlers take %d ms, %d CPU hog(s))", scenario.slowHandlerMillis(), scenario.cpuHogs()) : "");
+            setHandlerDelay(delayFile, scenario.slowHandlerMillis());
+            Producers producers = new Producers(scenario, dataSource, outbox, scenario.offeredPerSecond());
             producers.start();
             long faultStart = System.nanoTime();
             List<Outage> outages = injectFaults(scenario, supervisor, pg, rabbit, producers, progress);
+            setHandlerDelay(delayFile, 0);
+            long lastFaultNanos = System.nanoTime();
+            if (scenario.recoverySeconds() > 0) {
+                progress.printf("faults over, handlers fast again; the producers go on for %d s%n", scenario.recoverySeconds());
+            }
             producers.await();
             long quietNanos = System.nanoTime();
-            double faultPeriod = (quietNanos - faultStart) / 1e9;
+            double faultPeriod = ((scenario.recoverySeconds() > 0 ? lastFaultNanos : quietNanos) - faultStart) / 1e9;
             progress.printf("faults over, %,d events recorded (%,d producer errors); draining%n", producers.acknowledged().size(),
                     producers.errors());
 
@@ -240,12 +263,21 @@ public final class FaultSuite {
             }
             double drainSeconds = (System.nanoTime() - quietNanos) / 1e9;
             sampler.stop();
+            hogs.close();
             progress.printf(drained ? "drained in %.1f s; SIGTERM to every process%n" : "not drained after %.0f s; SIGTERM to every process%n",
                     drainSeconds);
             List<Supervisor.Stop> stops = supervisor.terminateAll(SIGTERM_WAIT);
+            List<Load.Sample> samples = sampler.samples();
+            double lastFault = sampler.seconds(lastFaultNanos);
+            double producersStopped = sampler.seconds(quietNanos);
+            double recovery = scenario.recoverySeconds() > 0 ? Load.recovery(samples, lastFault, producersStopped) : Double.NaN;
+            LogVolume logs = LogVolume.of(runDir.resolve("logs"));
+            Load load = new Load(sampler.peakReady.get(), (long) scenario.relays() * (scenario.maxQueueDepth() + scenario.dispatchBatchSize()),
+                    recovery, Load.goodput(samples, lastFault + recovery, producersStopped), logs.bytes(), logs.warnLines(),
+                    logs.errorLines(), counts.failedWithoutCall(), counts.failed());
             writeTimeline(runDir.resolve("logs").resolve("faults.txt"), supervisor, outages);
             return counts.report(scenario, (System.nanoTime() - runStart) / 1e9, faultPeriod, producers, supervisor, outages, sampler.peakUnrouted.get(),
-                    sampler.peakDispatched.get(), drained, drainSeconds, stops);
+                    sampler.peakDispatched.get(), drained, drainSeconds, stops, load);
         } finally {
             closeAll(cleanup);
             try {
@@ -306,7 +338,7 @@ public final class FaultSuite {
         long start = System.nanoTime();
         while (true) {
             long now = (System.nanoTime() - start) / 1_000_000;
-            if (pending.isEmpty() && now >= horizon && producers.done()) {
+            if (pending.isEmpty() && now >= horizon && (producers.done() || sc.recoverySeconds() > 0)) {
                 break;
             }
             if (pending.isEmpty() && now >= 4 * horizon + 300_000) {
@@ -350,6 +382,13 @@ public final class FaultSuite {
             }
         }
         return outages;
+    }
+
+    /** Tells the workers how long each handler call takes from now on ({@link FaultWorker#DELAY_FILE}), by an atomic rename. */
+    private static void setHandlerDelay(Path file, int millis) throws java.io.IOException {
+        Path next = file.resolveSibling(file.getFileName() + ".next");
+        Files.writeString(next, Integer.toString(millis));
+        Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static long jitter(Random random, int seconds) {
@@ -403,47 +442,6 @@ public final class FaultSuite {
         void printf(String format, Object... args) {
             out.printf(java.util.Locale.ROOT, "[%6.1f s] %s", (System.nanoTime() - start) / 1e9, String.format(java.util.Locale.ROOT, format, args));
             out.flush();
-        }
-    }
-
-    /** Samples the unrouted events and dispatched deliveries once a second, keeping the peaks. */
-    private static final class Sampler {
-        final AtomicLong peakUnrouted = new AtomicLong();
-        final AtomicLong peakDispatched = new AtomicLong();
-        private final Counts counts;
-        private final Thread thread;
-        private volatile boolean running = true;
-
-        Sampler(Counts counts) {
-            this.counts = counts;
-            this.thread = new Thread(this::sample, "outbox-faults-sampler");
-            this.thread.setDaemon(true);
-        }
-
-        void start() {
-            thread.start();
-        }
-
-        void stop() throws InterruptedException {
-            running = false;
-            thread.interrupt();
-            thread.join(5_000);
-        }
-
-        private void sample() {
-            while (running) {
-                try {
-                    peakUnrouted.accumulateAndGet(counts.unrouted(), Math::max);
-                    peakDispatched.accumulateAndGet(counts.dispatched(), Math::max);
-                } catch (RuntimeException e) {
-                    // the database is restarting
-                }
-                try {
-                    Thread.sleep(1_000);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
         }
     }
 }

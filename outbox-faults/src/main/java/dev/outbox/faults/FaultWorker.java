@@ -6,6 +6,9 @@ import dev.outbox.flyway.OutboxTables;
 import dev.outbox.worker.JobContext;
 import dev.outbox.worker.OutboxWorker;
 import dev.outbox.worker.RetryableOutboxException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -19,11 +22,18 @@ import javax.sql.DataSource;
  * transaction, so that the database counts the handler calls. The handler of {@link DoomedEvent}
  * fails with a retryable error on every attempt. A row that cannot be written (the database is down)
  * is a retryable error too: the call did not happen as far as the count is concerned.
+ *
+ * <p>When {@code FAULT_HANDLER_DELAY_FILE} names a file, each call of the ordinary handler takes as many
+ * milliseconds as the file says (read every 200 ms; no file or an empty one: no delay), so that the
+ * suite can make the consumers slower than the producers and fast again without restarting them.
  */
 public final class FaultWorker {
 
     static final String READY = "fault worker ready";
     static final String MAIN = FaultWorker.class.getName();
+    static final String DELAY_FILE = "FAULT_HANDLER_DELAY_FILE";
+
+    private static volatile long delayMillis;
 
     private FaultWorker() {}
 
@@ -41,12 +51,24 @@ public final class FaultWorker {
         String insert = "INSERT INTO " + schema + "." + Instrumentation.CALLS
                 + " (delivery_id, event_id, dispatch_id, attempt, pid, outcome) VALUES (?, ?, ?, ?, ?, ?)";
         long pid = ProcessHandle.current().pid();
+        String delayFile = System.getenv(DELAY_FILE);
+        if (delayFile != null && !delayFile.isBlank()) {
+            Thread reader = new Thread(() -> readDelay(Path.of(delayFile)), "fault-worker-delay");
+            reader.setDaemon(true);
+            reader.start();
+        }
         OutboxWorker worker = OutboxWorker.builder()
                 .dataSource(dataSource)
                 .amqpUri(env("OUTBOX_AMQP_URI"))
                 .tables(OutboxTables.defaults().withSchema(schema))
                 .queue(env("FAULT_QUEUE"), 4, 100)
-                .handler(FaultSuite.JOB, FaultEvent.class, (event, context) -> record(dataSource, insert, context, pid, "ok"))
+                .handler(FaultSuite.JOB, FaultEvent.class, (event, context) -> {
+                    record(dataSource, insert, context, pid, "ok");
+                    long delay = delayMillis;
+                    if (delay > 0) {
+                        Thread.sleep(delay);
+                    }
+                })
                 .handler(FaultSuite.DOOMED_JOB, DoomedEvent.class, (event, context) -> {
                     record(dataSource, insert, context, pid, "retryable");
                     throw new RetryableOutboxException("planned failure");
@@ -77,6 +99,25 @@ public final class FaultWorker {
             s.executeUpdate();
         } catch (SQLException e) {
             throw new RetryableOutboxException("the handler call could not be recorded", e);
+        }
+    }
+
+    /** Keeps {@link #delayMillis} at what {@code file} says; a file being rewritten (empty, partial) keeps the last value. */
+    private static void readDelay(Path file) {
+        while (true) {
+            try {
+                String text = Files.exists(file) ? Files.readString(file).strip() : "0";
+                if (!text.isEmpty()) {
+                    delayMillis = Long.parseLong(text);
+                }
+            } catch (IOException | NumberFormatException e) {
+                // rewritten as we read it: the next read gets it
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                return;
+            }
         }
     }
 

@@ -17,6 +17,7 @@ import java.util.Map;
  * @param duplicateCauses the duplicates by cause: the fault in their window and the path they took
  * @param unexpectedExits processes that exited unasked, by kind, exit code and last log line
  * @param unexplainedSamples the first unexplained duplicates one by one: ids, times, pids and the log files of both calls
+ * @param load queue depth, goodput after the last fault, log volume, failures without a handler call
  */
 public record Report(
         Scenario scenario,
@@ -52,7 +53,8 @@ public record Report(
         boolean drained,
         double drainSeconds,
         List<Supervisor.Stop> stops,
-        List<String> unexplainedSamples) {
+        List<String> unexplainedSamples,
+        Load load) {
 
     public Report {
         unexplainedSamples = List.copyOf(unexplainedSamples);
@@ -107,12 +109,20 @@ public record Report(
     public String toMarkdown() {
         StringBuilder b = new StringBuilder();
         Scenario s = scenario;
-        b.append(String.format(Locale.ROOT, "%,d events, %d producers, %d relays, %d workers; %d s of faults: kill -9 every ~%d s, "
+        if (s.overloaded()) {
+            b.append(String.format(Locale.ROOT, "Overload: handlers take %d ms each during the faults, then as long as they need; "
+                            + "%d CPU hog(s) beside the run; %d s of recovery at the offered rate of %.0f events/s; "
+                            + "relays bound each job queue to %,d ready messages, dispatch batch %d%n%n",
+                    s.slowHandlerMillis(), s.cpuHogs(), s.recoverySeconds(), s.offeredPerSecond(), s.maxQueueDepth(), s.dispatchBatchSize()));
+        }
+        b.append(String.format(Locale.ROOT, "%,d events, %d producers, %d relays, %d workers; %d s of faults: %s, "
                         + "%d broker stop(s) of %d s, %d immediate PostgreSQL restart(s); %.0f%% of events fail on every attempt "
-                        + "(retries %s), others retry %s; delivery timeout %d s; faults lasted %.0f s (until the producers were done); run %.0f s%n%n",
-                s.events(), s.producers(), s.relays(), s.workers(), s.faultSeconds(), s.killEverySeconds(), s.brokerStops(),
+                        + "(retries %s), others retry %s; delivery timeout %d s; faults lasted %.0f s (%s); run %.0f s%n%n",
+                s.events(), s.producers(), s.relays(), s.workers(), s.faultSeconds(),
+                s.killEverySeconds() > 0 ? "kill -9 every ~" + s.killEverySeconds() + " s" : "no kills", s.brokerStops(),
                 s.brokerStopSeconds(), s.pgRestarts(), s.failShare() * 100, s.doomedRetryDelays(), s.retryDelays(),
-                s.deliveryTimeoutSeconds(), faultPeriodSeconds, runSeconds));
+                s.deliveryTimeoutSeconds(), faultPeriodSeconds, s.recoverySeconds() > 0 ? "then the recovery" : "until the producers were done",
+                runSeconds));
         b.append("| count | value |\n|---|---|\n");
         row(b, "events the producers saw committed", eventsAcknowledged);
         row(b, "producer errors (each retried with the same event id)", producerErrors);
@@ -144,6 +154,7 @@ public record Report(
                 .forEach(e -> row(b, "&nbsp;&nbsp;" + e.getKey().replace("|", "\\|"), e.getValue()));
         row(b, "peak unrouted events (sampled each second)", peakUnrouted);
         row(b, "peak dispatched deliveries (sampled each second)", peakDispatched);
+        load.rows((name, value) -> row(b, name, value));
         row(b, "**drained**", drained ? String.format(Locale.ROOT, "yes, %.1f s after the faults and producers stopped", drainSeconds)
                 : String.format(Locale.ROOT, "no, open deliveries left after %.0f s", drainSeconds));
         row(b, "**processes not stopped 20 s after SIGTERM**", notStoppedOnSigterm());
