@@ -259,7 +259,9 @@ public final class OutboxRelay implements AutoCloseable {
          * in order, and the relay goes on with other queues and publish routes; once its consumers
          * have taken enough, it dispatches again by itself. Choose a bound that the queue's workers
          * consume well within the routes' delivery timeout: a message that waits longer times out
-         * unstarted (T4u) and is sent again. Several relays overshoot it by at most a dispatch batch each.
+         * unstarted (T4u) and is sent again. One relay overshoots it by less than one dispatch batch;
+         * R relays, counting only their own publishes over the broker's count, by less than
+         * {@code (R - 1) × bound + R × batch} at worst, about a batch each while the queue stays full.
          */
         public Builder maxQueueDepth(int maxQueueDepth) {
             this.maxQueueDepth = maxQueueDepth;

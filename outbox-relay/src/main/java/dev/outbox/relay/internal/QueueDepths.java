@@ -19,9 +19,11 @@ import java.util.function.LongSupplier;
  * its consumers have taken enough for it to fall below the bound. The depth is the broker's count of
  * ready messages (a passive declaration, {@link Reader}) plus what this relay published since it
  * read it; it is read again every {@link #REFRESH_NANOS}, and as often as every {@link #RECHECK_NANOS}
- * while the queue looks full, so that a held queue is let go soon after its consumers catch up. Several
- * relays each read the same broker count, so a queue overshoots the bound by at most one claim batch
- * per relay. Used by the engine's thread.
+ * while the queue looks full, so that a held queue is let go soon after its consumers catch up. One
+ * relay overshoots the bound by less than one claim batch. Several relays each add their own publishes
+ * to the broker count they last read, not each other's, so the depth stays below
+ * {@code relays × (maxDepth + batch)}: about one batch per relay over the bound while the readings
+ * are near it, more when they all read a nearly empty queue at once. Used by the engine's thread.
  */
 final class QueueDepths {
 
