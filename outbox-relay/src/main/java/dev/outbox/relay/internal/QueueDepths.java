@@ -52,6 +52,8 @@ final class QueueDepths {
     private final Map<String, Long> depths = new HashMap<>();
     private final Map<String, Long> readAt = new HashMap<>();
     private final Map<String, Long> heldSince = new HashMap<>();
+    /** Messages this relay published whose confirms it has not settled yet: the broker may not count them in a reading. */
+    private final Map<String, Long> unsettled = new HashMap<>();
 
     /** {@code maxDepth} 0: no bound, nothing is ever held and nothing read. */
     QueueDepths(int maxDepth, Set<String> jobQueues, LongSupplier nanoTime, Listener listener) {
@@ -77,8 +79,9 @@ final class QueueDepths {
             if (age >= REFRESH_NANOS || (full(queue) && age >= RECHECK_NANOS)) {
                 OptionalLong read = reader.readyMessages(queue);
                 readAt.put(queue, now);
-                // unreadable: counted as empty, the broker's refusal of the publishes is the answer then
-                depths.put(queue, read.orElse(0));
+                // unreadable: counted as empty, the broker's refusal of the publishes is the answer then;
+                // published but not confirmed yet: perhaps not in the broker's count, so counted on top of it
+                depths.put(queue, read.orElse(0) + unsettled.getOrDefault(queue, 0L));
             }
         }
         return held(now);
@@ -92,6 +95,19 @@ final class QueueDepths {
         for (Claimed d : claimed) {
             if (d.kind() == RouteKind.JOB) {
                 depths.merge(d.queue(), 1L, Long::sum);
+                unsettled.merge(d.queue(), 1L, Long::sum);
+            }
+        }
+    }
+
+    /** The publishes of {@code claimed} are settled (confirmed, refused or lost): from now on a reading counts them, or they are gone. */
+    void settled(List<Claimed> claimed) {
+        if (!bounded()) {
+            return;
+        }
+        for (Claimed d : claimed) {
+            if (d.kind() == RouteKind.JOB) {
+                unsettled.computeIfPresent(d.queue(), (q, n) -> n > 1 ? n - 1 : null);
             }
         }
     }

@@ -506,7 +506,11 @@ public final class RelayEngine implements AutoCloseable {
     private void settleInFlight(Tally tally) {
         List<Published> settling = inFlight;
         inFlight = List.of();
-        settle(settling, tally);
+        try {
+            settle(settling, tally);
+        } finally {
+            depths.settled(settling.stream().map(Published::dispatch).toList());
+        }
     }
 
     private void settle(List<Published> inFlight, Tally tally) {

@@ -115,6 +115,27 @@ class QueueDepthsTest {
         assertThat(reads).isEmpty();
     }
 
+    @Test
+    void aReadingTakenWhilePublishesAwaitTheirConfirmsCountsThemOnTop() {
+        broker.put("emails", 0L);
+        broker.put("sms", 0L);
+        QueueDepths d = depths(20);
+        d.refresh(reader);
+        List<Claimed> inFlight = claimed("emails", 15);
+        d.published(inFlight); // sent, confirms outstanding: the broker's count may not hold them yet
+
+        nanos.addAndGet(QueueDepths.REFRESH_NANOS);
+        broker.put("emails", 0L); // the broker has not counted them
+        d.refresh(reader);
+        assertThat(d.depth("emails")).as("the reading plus the unconfirmed publishes").isEqualTo(15);
+
+        d.settled(inFlight);
+        nanos.addAndGet(QueueDepths.REFRESH_NANOS);
+        broker.put("emails", 15L); // confirmed: now in the broker's count, and counted once
+        d.refresh(reader);
+        assertThat(d.depth("emails")).isEqualTo(15);
+    }
+
     private static List<Claimed> claimed(String queue, int n) {
         List<Claimed> result = new ArrayList<>();
         for (int i = 0; i < n; i++) {
