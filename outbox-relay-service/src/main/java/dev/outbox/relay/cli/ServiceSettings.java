@@ -63,11 +63,16 @@ final class ServiceSettings {
     static final String RETENTION_BATCH_SIZE = "OUTBOX_RETENTION_BATCH_SIZE";
     static final String HTTP_PORT = "OUTBOX_HTTP_PORT";
     static final String HTTP_HOST = "OUTBOX_HTTP_HOST";
+    /** The secret settings: each may also come from a file named by the same key with {@code _FILE} after it. */
+    static final List<String> SECRETS = List.of(JDBC_PASSWORD, AMQP_URI);
+    static final String FILE_SUFFIX = "_FILE";
+    static final String JDBC_PASSWORD_FILE = JDBC_PASSWORD + FILE_SUFFIX;
+    static final String AMQP_URI_FILE = AMQP_URI + FILE_SUFFIX;
 
     static final Set<String> KEYS = Set.of(JDBC_URL, JDBC_USER, JDBC_PASSWORD, AMQP_URI, ROUTES_FILE, SCHEMA, EVENTS_TABLE,
             DELIVERIES_TABLE, QUEUE_TYPE, NOTIFY_CHANNEL, POLL_ONLY, ROUTE_BATCH_SIZE, DISPATCH_BATCH_SIZE, CONFIRM_TIMEOUT_SECONDS,
             MAX_IN_FLIGHT, MAX_QUEUE_DEPTH, WAKEUP_LINGER_MILLIS, RETENTION_COMPLETED, RETENTION_FAILED, RETENTION_UNROUTED, RETENTION_INTERVAL, RETENTION_BATCH_SIZE,
-            HTTP_PORT, HTTP_HOST);
+            HTTP_PORT, HTTP_HOST, JDBC_PASSWORD_FILE, AMQP_URI_FILE);
 
     /** The longest value of any setting, in characters. */
     static final int MAX_VALUE_LENGTH = 4096;
@@ -112,12 +117,62 @@ final class ServiceSettings {
                 values.put(key, value.trim());
             }
         }
+        for (String secret : SECRETS) {
+            String fileKey = secret + FILE_SUFFIX;
+            String path = values.remove(fileKey);
+            if (path == null) {
+                continue;
+            }
+            if (values.containsKey(secret)) {
+                throw new ConfigException(secret, "is given both as a value and as a file (" + fileKey + "); give one of them");
+            }
+            values.put(secret, readSecret(fileKey, path));
+        }
         values.forEach((key, value) -> {
             if (value.length() > MAX_VALUE_LENGTH) {
                 throw new ConfigException(key, "is longer than " + MAX_VALUE_LENGTH + " characters");
             }
         });
         return new ServiceSettings(values);
+    }
+
+    /**
+     * A secret from a file, as Docker and Kubernetes mount them: the whole file, read once, as UTF-8,
+     * without its trailing line breaks. Errors name the setting and the file, never the content.
+     */
+    static String readSecret(String fileKey, String path) {
+        if (path.isEmpty()) {
+            throw new ConfigException(fileKey, "is empty; name the file that holds the secret");
+        }
+        Path file;
+        try {
+            file = Path.of(path);
+        } catch (java.nio.file.InvalidPathException e) {
+            throw new ConfigException(fileKey, "is not a file name");
+        }
+        String text;
+        try {
+            if (!Files.isRegularFile(file)) {
+                throw new ConfigException(fileKey, Files.exists(file) ? file + " is not a regular file" : "no such file " + file);
+            }
+            if (Files.size(file) > MAX_VALUE_LENGTH) {
+                throw new ConfigException(fileKey, file + " is larger than " + MAX_VALUE_LENGTH + " bytes");
+            }
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+        } catch (CharacterCodingException e) {
+            throw new ConfigException(fileKey, "cannot read " + file + " (not UTF-8 text)");
+        } catch (IOException e) {
+            throw new ConfigException(fileKey, "cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
+        }
+        String secret = text.replaceFirst("[\\r\\n]+$", "");
+        if (secret.isEmpty()) {
+            throw new ConfigException(fileKey, file + " is empty");
+        }
+        if (secret.indexOf('\n') >= 0 || secret.indexOf('\r') >= 0) {
+            throw new ConfigException(fileKey, file + " holds more than one line (the secret is not shown)");
+        }
+        return secret;
     }
 
     /**
