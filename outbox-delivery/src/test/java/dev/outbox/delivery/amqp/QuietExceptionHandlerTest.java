@@ -15,14 +15,23 @@ import org.junit.jupiter.api.Test;
 class QuietExceptionHandlerTest {
 
     @Test
-    void reportsAConnectionDriverErrorInOneLineWithoutItsMessageOrStackTrace() {
-        String printed = printedWhile(() -> new QuietExceptionHandler().handleUnexpectedConnectionDriverException(null,
+    void reportsAnErrorInOneLineWithoutItsMessageOrStackTrace() {
+        String printed = printedWhile(() -> new QuietExceptionHandler().handleConnectionRecoveryException(null,
                 new IOException("connection reset by secret-host")));
 
         assertThat(printed).contains("WARN", "dev.outbox.amqp", "java.io.IOException")
                 .doesNotContain("secret-host")
                 .doesNotContain("\tat ");
         assertThat(printed.strip().lines()).hasSize(1);
+    }
+
+    @Test
+    void aLostConnectionsDriverErrorIsNotAWarning() {
+        // the relay and the worker say that the broker is unreachable themselves; a refused login ends this way too
+        String printed = printedWhile(() -> new QuietExceptionHandler().handleUnexpectedConnectionDriverException(null,
+                new java.net.SocketException("Socket closed")));
+
+        assertThat(printed).isEmpty();
     }
 
     @Test
