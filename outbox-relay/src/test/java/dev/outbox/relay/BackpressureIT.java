@@ -62,6 +62,7 @@ class BackpressureIT {
         assertThat(first.dispatched()).isEqualTo((int) (fixture.broker().messageCount(slow) + fixture.broker().messageCount(fast)));
         assertThat(pending(tables)).isEqualTo(130 - first.dispatched());
         assertThat(registry.get("outbox.relay.queue.held").tag("queue", slow).gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("outbox.relay.queue.depth.max").tag("queue", slow).gauge().value()).as("the bound").isEqualTo(20.0);
         assertThat(registry.get("outbox.relay.queue.depth").tag("queue", slow).gauge().value()).isGreaterThanOrEqualTo(20.0);
 
         assertThat(relay.runOnce().dispatched()).as("nothing taken, nothing more sent").isZero();

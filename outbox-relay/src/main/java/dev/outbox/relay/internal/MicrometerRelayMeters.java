@@ -181,8 +181,10 @@ public final class MicrometerRelayMeters implements RelayMeters {
     }
 
     @Override
-    public void queueDepth(String queue, long depth) {
-        backpressure(queue).depth.set(depth);
+    public void queueDepth(String queue, long depth, int maxDepth) {
+        QueueBackpressure b = backpressure(queue);
+        b.depth.set(depth);
+        b.maxDepth.set(maxDepth);
     }
 
     @Override
@@ -202,11 +204,14 @@ public final class MicrometerRelayMeters implements RelayMeters {
     private final class QueueBackpressure {
         final Value depth = new Value();
         final Value held = new Value();
+        final Value maxDepth = new Value();
         final Counter holds;
 
         QueueBackpressure(String queue) {
             Gauge.builder("outbox.relay.queue.depth", depth, Value::get).description("messages waiting in the job queue, as the relay last knew"
                     + " (the broker's count plus its publishes since)").tag("queue", queue).register(registry);
+            Gauge.builder("outbox.relay.queue.depth.max", maxDepth, Value::get).description("the relay's bound of messages waiting in the"
+                    + " job queue (OUTBOX_MAX_QUEUE_DEPTH): at it, the relay holds back dispatches").tag("queue", queue).register(registry);
             held.set(0);
             Gauge.builder("outbox.relay.queue.held", held, Value::get).description("1 while the relay holds back dispatches to the job queue"
                     + " (its depth reached the bound), else 0").tag("queue", queue).register(registry);

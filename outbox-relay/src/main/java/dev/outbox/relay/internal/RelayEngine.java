@@ -227,7 +227,7 @@ public final class RelayEngine implements AutoCloseable {
                 }
                 Set<String> held = depths.refresh(publisher::readyMessages);
                 for (String queue : jobQueues) {
-                    meters.queueDepth(queue, depths.depth(queue));
+                    meters.queueDepth(queue, depths.depth(queue), depths.maxDepth());
                 }
                 // every job queue full and nothing to publish: nothing to claim until the consumers take some
                 List<Claimed> claimed = !held.isEmpty() && !publishRoutes && held.containsAll(jobQueues) ? List.of()

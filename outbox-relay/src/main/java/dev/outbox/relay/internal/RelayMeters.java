@@ -52,8 +52,8 @@ public interface RelayMeters extends AutoCloseable {
     /** T4u committed: these dispatches timed out before any worker took them and were sent back to pending uncounted. */
     default void timedOutUnstarted(List<RelayTransitions.UnstartedTimeout> unstarted) {}
 
-    /** The depth the relay knows of a job queue: the broker's ready messages when last read, plus what it published since. */
-    default void queueDepth(String queue, long depth) {}
+    /** The depth the relay knows of a job queue (the broker's ready messages when last read, plus what it published since) and its bound. */
+    default void queueDepth(String queue, long depth, int maxDepth) {}
 
     /** Whether the relay holds back the dispatches to {@code queue} (its depth reached the bound). */
     default void queueHeld(String queue, boolean held) {}
