@@ -17,11 +17,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.jooq.DSLContext;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -48,6 +50,8 @@ final class MessageProcessor {
         final String jobType;
         final Settlement settlement;
         volatile boolean inHandler;
+        /** Whether this worker's lookup set the dispatch's start (T2s), so that it renews the start while the run waits here. */
+        volatile boolean startedHere;
         /** Set by the first of the handler's return and the shutdown's worker death: that one writes and counts the outcome. */
         private final AtomicBoolean ended = new AtomicBoolean();
 
@@ -142,7 +146,10 @@ final class MessageProcessor {
         try {
             return DatabaseRetry.until(log, "read " + runs.size() + " deliveries", "their messages stay unacknowledged",
                     () -> stopping.getAsBoolean() || this.stopping.getAsBoolean(), () -> {
-                        transitions.start(dsl, dispatches, again); // T2s: picked up, the job's time counts from now
+                        Set<UUID> started = transitions.start(dsl, dispatches, again); // T2s: picked up, the job's time counts from now
+                        for (Running r : runs) {
+                            r.startedHere = started.contains(r.dispatch.deliveryId());
+                        }
                         return queries.lookup(ids);
                     });
         } catch (DatabaseRetry.Stopped e) {
@@ -370,6 +377,23 @@ final class MessageProcessor {
     }
 
     /** Writes the log digest's counts when its interval has passed (the lookup threads call it as they poll). */
+    /**
+     * Renews the start (T2s again) of runs that wait in this worker for a handler thread: a message the
+     * worker holds is not a job that ran out of time, as a held SQS message has its visibility extended.
+     * Returns the delivery ids still current (dispatched with the run's dispatch id); those that are not
+     * need no renewal any more. When the database does not answer, returns every id, to be tried again
+     * at the next renewal, and never throws.
+     */
+    Set<UUID> renew(List<Running> runs) {
+        try {
+            return transitions.start(dsl, runs.stream().map(r -> r.dispatch).toList(), true);
+        } catch (RuntimeException e) {
+            log.debug("renewing the start of {} waiting messages failed ({}); tried again in a second", runs.size(),
+                    DatabaseOutages.describe(e));
+            return runs.stream().map(r -> r.dispatch.deliveryId()).collect(Collectors.toSet());
+        }
+    }
+
     void flushLogIfDue() {
         digest.flushIfDue();
     }

@@ -12,8 +12,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
@@ -33,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * handlers; handler threads run the jobs and write the outcomes. A handler starts on what was read at
  * most {@link #FRESH_FOR_NANOS} ago: a message that waited longer for a handler thread has its delivery
  * read again first, so that a dispatch superseded meanwhile (timed out and sent again) never runs its job.
+ * While a message waits here for a handler thread, the lookup thread renews its start once a
+ * {@link #RENEW_AFTER_NANOS second} ({@link MessageProcessor#renew}, one statement for all that wait), so
+ * that the relay never times out, as a job that overran, a message that only waited in this worker.
  * Acknowledgements are serialized on the channel.
  */
 final class QueueConsumer {
@@ -50,6 +55,9 @@ final class QueueConsumer {
     static final int MAX_AHEAD_MIN = 128;
     /** How old a lookup may be when its handler starts (1 s); older ones are read again. */
     static final long FRESH_FOR_NANOS = 1_000_000_000L;
+    /** How old a waiting message's start may grow before it is renewed (1 s), checked every {@link #RENEW_CHECK_NANOS}. */
+    static final long RENEW_AFTER_NANOS = 1_000_000_000L;
+    static final long RENEW_CHECK_NANOS = 100_000_000L;
     /** How often a worker asks for a queue that does not exist yet: from 100 ms, doubling up to 1 s (one passive declaration a second). */
     static final long QUEUE_WAIT_FIRST_MILLIS = 100;
     static final long QUEUE_WAIT_MAX_MILLIS = 1_000;
@@ -60,6 +68,9 @@ final class QueueConsumer {
     private final ThreadPoolExecutor handlers;
     private final BlockingQueue<Incoming> incoming = new LinkedBlockingQueue<>();
     private final Semaphore ahead;
+    /** Runs handed to the handler threads, not yet taken, whose start this worker set: when it was last set (nanoTime). */
+    private final Map<MessageProcessor.Running, Long> waiting = new ConcurrentHashMap<>();
+    private long renewCheckedAt = System.nanoTime();
     private final Thread lookups;
     private @Nullable Channel channel;
     private @Nullable ChannelAcks acks;
@@ -242,7 +253,7 @@ final class QueueConsumer {
         try {
             while (!stopping) {
                 Incoming first = incoming.poll(50, TimeUnit.MILLISECONDS);
-                processor.flushLogIfDue();
+                housekeeping();
                 if (first == null) {
                     continue;
                 }
@@ -250,6 +261,7 @@ final class QueueConsumer {
                     if (stopping) {
                         return; // first stays unacknowledged
                     }
+                    housekeeping(); // the handlers are all busy: what waits for them is renewed meanwhile
                 }
                 arrived.add(first);
                 Gathering.rest(incoming, arrived, MAX_GROUP, GAP_NANOS, LINGER_NANOS, room);
@@ -266,6 +278,32 @@ final class QueueConsumer {
             Thread.currentThread().interrupt();
         } catch (Throwable t) {
             log.error("the lookup thread of queue {} stopped ({}); the worker no longer consumes this queue", queue, t.getClass().getName());
+        }
+    }
+
+    private void housekeeping() {
+        processor.flushLogIfDue();
+        long now = System.nanoTime();
+        if (now - renewCheckedAt < RENEW_CHECK_NANOS) {
+            return;
+        }
+        renewCheckedAt = now;
+        List<MessageProcessor.Running> due = new ArrayList<>();
+        waiting.forEach((run, startedAt) -> {
+            if (now - startedAt >= RENEW_AFTER_NANOS) {
+                due.add(run);
+            }
+        });
+        if (due.isEmpty()) {
+            return;
+        }
+        Set<UUID> current = processor.renew(due);
+        for (MessageProcessor.Running run : due) {
+            if (current.contains(run.dispatch.deliveryId())) {
+                waiting.computeIfPresent(run, (r, before) -> now); // not put back when a handler took it meanwhile
+            } else {
+                waiting.remove(run); // settled or sent again: its own handler's lookup will drop it
+            }
         }
     }
 
@@ -286,8 +324,12 @@ final class QueueConsumer {
             return;
         }
         for (MessageProcessor.Running run : group) {
+            if (run.startedHere) {
+                waiting.put(run, readAt);
+            }
             try {
                 handlers.execute(() -> {
+                    waiting.remove(run);
                     try {
                         if (stopping) {
                             processor.abandon(run);
@@ -304,6 +346,7 @@ final class QueueConsumer {
                     }
             });
             } catch (RejectedExecutionException e) {
+                waiting.remove(run);
                 processor.abandon(run); // shutting down: never started, the channel's close gives it back
                 ahead.release();
             }
