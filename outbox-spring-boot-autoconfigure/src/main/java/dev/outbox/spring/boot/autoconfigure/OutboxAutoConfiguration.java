@@ -1,0 +1,61 @@
+package dev.outbox.spring.boot.autoconfigure;
+
+import dev.outbox.api.Outbox;
+import javax.sql.DataSource;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The outbox in a Spring Boot application: an {@link Outbox} bean, to record with Boot's
+ * {@code DSLContext} inside {@code @Transactional} methods, and the outbox migrations
+ * ({@link OutboxMigrationsInitializer}, unless {@code outbox.flyway.enabled=false}). Every bean backs
+ * off when the application declares its own. The classes that moved between Boot 3.5 and 4.0 are
+ * named by both names.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+        "org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration",
+        "org.springframework.boot.autoconfigure.jooq.JooqAutoConfiguration",
+        "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+        "org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration"})
+@ConditionalOnClass(Outbox.class)
+@EnableConfigurationProperties(OutboxProperties.class)
+public class OutboxAutoConfiguration {
+
+    /** The outbox of {@code outbox.*}: tables, NOTIFY channel, notifications on or off. */
+    @Bean
+    @ConditionalOnMissingBean
+    public Outbox outbox(OutboxProperties properties) {
+        Outbox.Builder builder = Outbox.builder().tables(properties.tables()).notifications(properties.isNotifications());
+        if (properties.isNotifications()) {
+            try {
+                builder.notifyChannel(properties.getNotifyChannel());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("outbox.notify-channel = '" + properties.getNotifyChannel() + "' is not valid: "
+                        + e.getMessage(), e);
+            }
+        }
+        return builder.build();
+    }
+
+    /** The outbox migrations, as a database initializer. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.flywaydb.core.Flyway")
+    @ConditionalOnBean(DataSource.class)
+    @ConditionalOnProperty(prefix = "outbox.flyway", name = "enabled", matchIfMissing = true)
+    static class Migrations {
+
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxMigrationsInitializer outboxMigrationsInitializer(DataSource dataSource, OutboxProperties properties) {
+            return new OutboxMigrationsInitializer(dataSource, properties.tables());
+        }
+    }
+}
