@@ -27,14 +27,19 @@ record ModuleClasses(String module, Set<String> mainPackages, Set<String> define
     /** A package line of {@code jdeps -verbose:package}: {@code   from.pkg   -> to.pkg   location}. */
     private static final Pattern DEPENDENCY = Pattern.compile("^\\s+(\\S+)\\s+->\\s+(\\S+)\\s+.*$");
 
-    /** The modules listed in the root {@code pom.xml} that compile classes (not a BOM's {@code pom} packaging), in its order. */
+    /**
+     * The modules listed in the root {@code pom.xml} that compile classes, in its order: not a BOM's
+     * {@code pom} packaging, nor a module without a {@code src} folder of its own (a dependency-only
+     * starter; the Boot 3.5 test module, which compiles another module's test sources, checked there).
+     */
     static List<String> modules(Path root) {
         try {
             Matcher m = MODULE.matcher(Files.readString(root.resolve("pom.xml")));
             List<String> modules = new ArrayList<>();
             while (m.find()) {
                 String module = m.group(1).trim();
-                if (!Files.readString(root.resolve(module).resolve("pom.xml")).contains("<packaging>pom</packaging>")) {
+                if (!Files.readString(root.resolve(module).resolve("pom.xml")).contains("<packaging>pom</packaging>")
+                        && Files.isDirectory(root.resolve(module).resolve("src"))) {
                     modules.add(module);
                 }
             }
