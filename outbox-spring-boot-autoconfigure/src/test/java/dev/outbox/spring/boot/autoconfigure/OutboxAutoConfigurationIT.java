@@ -40,6 +40,7 @@ class OutboxAutoConfigurationIT {
     record OrderPlaced(String orderId) {}
 
     /** The application's own transactional service: an order row and its event in one transaction. */
+    // snippet:spring-boot-record
     static class Orders {
         private final DSLContext dsl;
         private final Outbox outbox;
@@ -58,6 +59,7 @@ class OutboxAutoConfigurationIT {
             }
         }
     }
+    // end-snippet
 
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
