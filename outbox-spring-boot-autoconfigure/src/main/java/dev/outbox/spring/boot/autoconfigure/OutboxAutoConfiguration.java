@@ -2,6 +2,7 @@ package dev.outbox.spring.boot.autoconfigure;
 
 import dev.outbox.api.Outbox;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -29,11 +30,14 @@ import org.springframework.context.annotation.Configuration;
 @EnableConfigurationProperties(OutboxProperties.class)
 public class OutboxAutoConfiguration {
 
-    /** The outbox of {@code outbox.*}: tables, NOTIFY channel, notifications on or off. */
+    /**
+     * The outbox of {@code outbox.*}: tables, NOTIFY channel, notifications on or off; its meters in
+     * the application's {@code MeterRegistry} when there is one.
+     */
     @Bean
     @ConditionalOnMissingBean
-    public Outbox outbox(OutboxProperties properties) {
-        Outbox.Builder builder = Outbox.builder().tables(properties.tables()).notifications(properties.isNotifications());
+    public Outbox outbox(OutboxProperties properties, BeanFactory beans) {
+        Outbox.Builder builder = OutboxMeters.bind(Outbox.builder(), beans).tables(properties.tables()).notifications(properties.isNotifications());
         if (properties.isNotifications()) {
             try {
                 builder.notifyChannel(properties.getNotifyChannel());

@@ -81,6 +81,15 @@ class OutboxAutoConfigurationIT {
         }
     }
 
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class AppWithMeters {
+        @Bean
+        io.micrometer.core.instrument.MeterRegistry meterRegistry() {
+            return new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        }
+    }
+
     static ConfigurableApplicationContext start(Class<?> app, String... extra) {
         TestPostgres pg = db.server();
         List<String> properties = new ArrayList<>(List.of(
@@ -184,6 +193,19 @@ class OutboxAutoConfigurationIT {
         try (ConfigurableApplicationContext own = start(AppWithItsOwnOutbox.class)) {
             assertThat(own.getBeansOfType(Outbox.class)).containsOnlyKeys("myOutbox");
             assertThat(own.getBean(Outbox.class)).isSameAs(AppWithItsOwnOutbox.OWN);
+        }
+    }
+
+    @Test
+    void countsRecordedEventsInTheApplicationsMeterRegistry() {
+        try (ConfigurableApplicationContext metered = start(AppWithMeters.class)) {
+            DSLContext dsl = metered.getBean(DSLContext.class);
+            Outbox outbox = metered.getBean(Outbox.class);
+            new TransactionTemplate(metered.getBean(PlatformTransactionManager.class))
+                    .executeWithoutResult(status -> outbox.record(dsl, new OrderPlaced("metered")));
+
+            io.micrometer.core.instrument.MeterRegistry registry = metered.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+            assertThat(registry.get("outbox.events.recorded").tag("type", "order.placed").counter().count()).isEqualTo(1.0);
         }
     }
 
