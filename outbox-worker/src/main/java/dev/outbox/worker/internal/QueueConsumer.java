@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
@@ -68,8 +67,6 @@ final class QueueConsumer {
     private final ThreadPoolExecutor handlers;
     private final BlockingQueue<Incoming> incoming = new LinkedBlockingQueue<>();
     private final Semaphore ahead;
-    /** Runs handed to the handler threads, not yet taken, whose start this worker set: when it was last set (nanoTime). */
-    private final Map<MessageProcessor.Running, Long> waiting = new ConcurrentHashMap<>();
     private long renewCheckedAt = System.nanoTime();
     private final Thread lookups;
     private @Nullable Channel channel;
@@ -288,21 +285,24 @@ final class QueueConsumer {
             return;
         }
         renewCheckedAt = now;
-        List<MessageProcessor.Running> due = new ArrayList<>();
-        waiting.forEach((run, startedAt) -> {
-            if (now - startedAt >= RENEW_AFTER_NANOS) {
-                due.add(run);
+        if (!(handlers.getQueue().peek() instanceof Take oldest) || now - oldest.readAt < RENEW_AFTER_NANOS) {
+            return; // the oldest that waits (first in line) waited under a second, so did every other
+        }
+        List<Take> due = new ArrayList<>();
+        for (Runnable queued : handlers.getQueue()) { // what no handler thread has taken yet
+            if (queued instanceof Take take && take.run.startedHere && now - take.startedAt >= RENEW_AFTER_NANOS) {
+                due.add(take);
             }
-        });
+        }
         if (due.isEmpty()) {
             return;
         }
-        Set<UUID> current = processor.renew(due);
-        for (MessageProcessor.Running run : due) {
-            if (current.contains(run.dispatch.deliveryId())) {
-                waiting.computeIfPresent(run, (r, before) -> now); // not put back when a handler took it meanwhile
+        Set<UUID> current = processor.renew(due.stream().map(t -> t.run).toList());
+        for (Take take : due) {
+            if (current.contains(take.run.dispatch.deliveryId())) {
+                take.startedAt = now;
             } else {
-                waiting.remove(run); // settled or sent again: its own handler's lookup will drop it
+                take.run.startedHere = false; // settled or sent again: its handler's lookup will drop it
             }
         }
     }
@@ -324,30 +324,46 @@ final class QueueConsumer {
             return;
         }
         for (MessageProcessor.Running run : group) {
-            if (run.startedHere) {
-                waiting.put(run, readAt);
-            }
             try {
-                handlers.execute(() -> {
-                    waiting.remove(run);
-                    try {
-                        if (stopping) {
-                            processor.abandon(run);
-                        } else {
-                            Map<UUID, DeliveryRow> current = System.nanoTime() - readAt <= FRESH_FOR_NANOS ? rows
-                                    // waited here: its job's time counts from now, not from the first read
-                                    : processor.lookup(List.of(run), true, () -> stopping); // null: rejected or left, see lookup
-                            if (current != null) {
-                                processor.run(queue, run, current.get(run.dispatch.deliveryId()));
-                            }
-                        }
-                    } finally {
-                        ahead.release();
-                    }
-            });
+                handlers.execute(new Take(run, rows, readAt));
             } catch (RejectedExecutionException e) {
-                waiting.remove(run);
                 processor.abandon(run); // shutting down: never started, the channel's close gives it back
+                ahead.release();
+            }
+        }
+    }
+
+    /**
+     * A looked-up message waiting in the handlers' queue until a handler thread takes it; while it
+     * waits, {@link #housekeeping} renews its start ({@code startedAt}, nanoTime of the last one).
+     */
+    private final class Take implements Runnable {
+        final MessageProcessor.Running run;
+        final Map<UUID, DeliveryRow> rows;
+        final long readAt;
+        volatile long startedAt;
+
+        Take(MessageProcessor.Running run, Map<UUID, DeliveryRow> rows, long readAt) {
+            this.run = run;
+            this.rows = rows;
+            this.readAt = readAt;
+            this.startedAt = readAt;
+        }
+
+        @Override
+        public void run() {
+            try {
+                if (stopping) {
+                    processor.abandon(run);
+                } else {
+                    Map<UUID, DeliveryRow> current = System.nanoTime() - readAt <= FRESH_FOR_NANOS ? rows
+                            // waited here: its job's time counts from now, not from the first read
+                            : processor.lookup(List.of(run), true, () -> stopping); // null: rejected or left, see lookup
+                    if (current != null) {
+                        processor.run(queue, run, current.get(run.dispatch.deliveryId()));
+                    }
+                }
+            } finally {
                 ahead.release();
             }
         }
