@@ -37,16 +37,7 @@ public class OutboxAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public Outbox outbox(OutboxProperties properties, BeanFactory beans) {
-        Outbox.Builder builder = OutboxMeters.bind(Outbox.builder(), beans).tables(properties.tables()).notifications(properties.isNotifications());
-        if (properties.isNotifications()) {
-            try {
-                builder.notifyChannel(properties.getNotifyChannel());
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("outbox.notify-channel = '" + properties.getNotifyChannel() + "' is not valid: "
-                        + e.getMessage(), e);
-            }
-        }
-        return builder.build();
+        return properties.applyTo(OutboxMeters.bind(Outbox.builder(), beans)).build();
     }
 
     /** The outbox migrations, as a database initializer. */

@@ -2,6 +2,7 @@ package dev.outbox.spring.boot.autoconfigure;
 
 import dev.outbox.api.Outbox;
 import dev.outbox.flyway.OutboxTables;
+import java.util.function.Function;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -84,7 +85,17 @@ public class OutboxProperties {
         return checked("outbox.deliveries-table", deliveriesTable, tables::withDeliveries);
     }
 
-    private static OutboxTables checked(String property, String value, java.util.function.Function<String, OutboxTables> with) {
+    /**
+     * Gives {@code builder} the tables, the notifications and their channel of these properties.
+     *
+     * @throws IllegalArgumentException naming the {@code outbox.*} property whose value is not valid
+     */
+    Outbox.Builder applyTo(Outbox.Builder builder) {
+        builder.tables(tables()).notifications(notifications);
+        return notifications ? checked("outbox.notify-channel", notifyChannel, builder::notifyChannel) : builder;
+    }
+
+    private static <T> T checked(String property, String value, Function<String, T> with) {
         try {
             return with.apply(value);
         } catch (IllegalArgumentException e) {
