@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
 final class OneEventInsert {
 
     private static final List<String> PARAMETERS =
-            List.of("id", "event_type", "payload", "ordering_key", "traceparent", "tracestate", "created_at");
+            List.of("id", "event_type", "payload", "ordering_key", "ordering_position", "traceparent", "tracestate", "created_at");
 
     private final String sql;
 
@@ -45,13 +45,14 @@ final class OneEventInsert {
         Param<String> type = DSL.param("event_type", OUTBOX_EVENTS.EVENT_TYPE);
         Param<JSONB> payload = DSL.param("payload", OUTBOX_EVENTS.PAYLOAD);
         Param<String> orderingKey = DSL.param("ordering_key", OUTBOX_EVENTS.ORDERING_KEY);
+        Param<Long> orderingPosition = DSL.param("ordering_position", OUTBOX_EVENTS.ORDERING_POSITION);
         Param<String> traceparent = DSL.param("traceparent", OUTBOX_EVENTS.TRACEPARENT);
         Param<String> tracestate = DSL.param("tracestate", OUTBOX_EVENTS.TRACESTATE);
         Param<OffsetDateTime> createdAt = DSL.param("created_at", OUTBOX_EVENTS.CREATED_AT);
         ResultQuery<Record1<UUID>> insert = mapped.insertInto(OUTBOX_EVENTS, OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE,
-                        OUTBOX_EVENTS.PAYLOAD, OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE,
-                        OUTBOX_EVENTS.CREATED_AT)
-                .values(id, type, payload, orderingKey, traceparent, tracestate, createdAt)
+                        OUTBOX_EVENTS.PAYLOAD, OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.ORDERING_POSITION, OUTBOX_EVENTS.TRACEPARENT,
+                        OUTBOX_EVENTS.TRACESTATE, OUTBOX_EVENTS.CREATED_AT)
+                .values(id, type, payload, orderingKey, orderingPosition, traceparent, tracestate, createdAt)
                 .onConflict(OUTBOX_EVENTS.ID).doNothing()
                 .returningResult(OUTBOX_EVENTS.ID);
         ResultQuery<?> query = insert;
@@ -77,9 +78,14 @@ final class OneEventInsert {
                 statement.setString(2, row.getEventType());
                 statement.setString(3, row.getPayload().data());
                 setNullable(statement, 4, row.getOrderingKey());
-                setNullable(statement, 5, row.getTraceparent());
-                setNullable(statement, 6, row.getTracestate());
-                statement.setObject(7, row.getCreatedAt());
+                if (row.getOrderingPosition() == null) {
+                    statement.setNull(5, Types.BIGINT);
+                } else {
+                    statement.setLong(5, row.getOrderingPosition());
+                }
+                setNullable(statement, 6, row.getTraceparent());
+                setNullable(statement, 7, row.getTracestate());
+                statement.setObject(8, row.getCreatedAt());
                 try (ResultSet written = statement.executeQuery()) {
                     return written.next();
                 }

@@ -21,7 +21,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.jooq.DSLContext;
-import org.jooq.InsertValuesStep8;
+import org.jooq.InsertValuesStep9;
 import org.jooq.JSONB;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
@@ -202,6 +202,7 @@ public final class Outbox {
             return writeOne(tx, rows.get(0), allOrNone);
         }
         DSLContext ctx = OutboxDsl.mapped(tx, tables);
+        KeyPositions.assign(ctx, rows, ROWS_PER_STATEMENT);
         Set<UUID> written = insert(ctx, rows);
         if (allOrNone && written.size() < rows.size()) {
             List<UUID> duplicates = ids(rows, id -> !written.contains(id));
@@ -221,6 +222,9 @@ public final class Outbox {
 
     /** One event: its INSERT and NOTIFY in one statement, rendered once. */
     private List<UUID> writeOne(DSLContext tx, OutboxEventsRecord row, boolean allOrNone) {
+        if (row.getOrderingKey() != null) {
+            KeyPositions.assign(OutboxDsl.mapped(tx, tables), List.of(row), 1);
+        }
         long slot = notifyNow();
         OneEventInsert statement = statement(slot != NO_NOTIFY);
         boolean written;
@@ -315,13 +319,13 @@ public final class Outbox {
     private static Set<UUID> insert(DSLContext ctx, List<OutboxEventsRecord> rows) {
         Set<UUID> written = new HashSet<>();
         for (int from = 0; from < rows.size(); from += ROWS_PER_STATEMENT) {
-            InsertValuesStep8<OutboxEventsRecord, UUID, String, JSONB, String, String, String, OffsetDateTime, OffsetDateTime> insert =
+            InsertValuesStep9<OutboxEventsRecord, UUID, String, JSONB, String, Long, String, String, OffsetDateTime, OffsetDateTime> insert =
                     ctx.insertInto(OUTBOX_EVENTS, OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.PAYLOAD,
-                            OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE,
+                            OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.ORDERING_POSITION, OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE,
                             OUTBOX_EVENTS.CREATED_AT, OUTBOX_EVENTS.ROUTED_AT);
             for (OutboxEventsRecord r : rows.subList(from, Math.min(rows.size(), from + ROWS_PER_STATEMENT))) {
-                insert = insert.values(r.getId(), r.getEventType(), r.getPayload(), r.getOrderingKey(), r.getTraceparent(),
-                        r.getTracestate(), r.getCreatedAt(), null);
+                insert = insert.values(r.getId(), r.getEventType(), r.getPayload(), r.getOrderingKey(), r.getOrderingPosition(),
+                        r.getTraceparent(), r.getTracestate(), r.getCreatedAt(), null);
             }
             written.addAll(insert.onConflict(OUTBOX_EVENTS.ID).doNothing().returningResult(OUTBOX_EVENTS.ID).fetch(OUTBOX_EVENTS.ID));
         }

@@ -111,7 +111,7 @@ public final class SchemaCodegen {
                                 .withName("org.jooq.meta.postgres.PostgresDatabase")
                                 .withInputSchema(schema)
                                 .withOutputSchema(SOURCE_SCHEMA)
-                                .withIncludes("outbox_events|outbox_deliveries|outbox_inbox|outbox_delivery_status|outbox_route_kind")
+                                .withIncludes("outbox_events|outbox_events_keys|outbox_deliveries|outbox_inbox|outbox_delivery_status|outbox_route_kind")
                                 .withExcludes(".*flyway_history"))
                         .withGenerate(new Generate()
                                 .withRecords(true)

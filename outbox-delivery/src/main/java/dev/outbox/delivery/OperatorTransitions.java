@@ -81,8 +81,56 @@ public final class OperatorTransitions {
                 .set(OUTBOX_DELIVERIES.STARTED_AT, DSL.inline((OffsetDateTime) null))
                 .set(OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS, 0)
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
+                .set(OUTBOX_DELIVERIES.SKIPPED_AT, DSL.inline((OffsetDateTime) null))
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
                 .where(OUTBOX_DELIVERIES.STATUS.eq(FAILED))
+                .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
+                .returning(OUTBOX_DELIVERIES.ID)
+                .fetch(OUTBOX_DELIVERIES.ID));
+    }
+
+    /**
+     * A key blocked on an ordered route: its head failed for good under the policy {@code block},
+     * and no operator has skipped it.
+     *
+     * @param failedAt when the head failed; its age is the key's
+     */
+    public record BlockedKey(String jobType, String queue, String orderingKey, UUID deliveryId, UUID eventId, String failureReason,
+            OffsetDateTime failedAt) {}
+
+    /** The condition of a blocked head: failed, of an ordered route with the policy {@code block}, not skipped. */
+    private static final Condition BLOCKING_HEAD = OUTBOX_DELIVERIES.STATUS.eq(FAILED)
+            .and(OUTBOX_DELIVERIES.ORDERING_KEY.isNotNull())
+            .and(OUTBOX_DELIVERIES.ORDERING_POLICY.eq(DSL.inline(DeliveryTemplate.BLOCK)))
+            .and(OUTBOX_DELIVERIES.SKIPPED_AT.isNull());
+
+    /** Up to {@code limit} blocked keys, the oldest failure first (read from {@code failed_idx}). */
+    public List<BlockedKey> blockedKeys(DSLContext ctx, int limit) {
+        return planned(ctx)
+                .select(OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ORDERING_KEY, OUTBOX_DELIVERIES.ID,
+                        OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.FAILURE_REASON, OUTBOX_DELIVERIES.FAILED_AT)
+                .from(OUTBOX_DELIVERIES)
+                .where(BLOCKING_HEAD)
+                .orderBy(OUTBOX_DELIVERIES.FAILED_AT, OUTBOX_DELIVERIES.ID)
+                .limit(limit)
+                .fetch(r -> new BlockedKey(r.value1(), r.value2(), r.value3(), r.value4(), r.value5(), r.value6(), r.value7()));
+    }
+
+    /**
+     * Skip: the given blocked heads stay failed but no longer hold their keys ({@code skipped_at} set);
+     * each key goes on with its next event. Guarded by {@link #BLOCKING_HEAD}; returns the ids it skipped.
+     * To run a head again instead, in its place in the key, {@link #requeue} it.
+     */
+    public Set<UUID> skip(DSLContext ctx, Collection<UUID> ids) {
+        if (ids.isEmpty()) {
+            return Set.of();
+        }
+        OffsetDateTime now = now();
+        return new HashSet<>(planned(ctx)
+                .update(OUTBOX_DELIVERIES)
+                .set(OUTBOX_DELIVERIES.SKIPPED_AT, now)
+                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                .where(BLOCKING_HEAD)
                 .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
                 .returning(OUTBOX_DELIVERIES.ID)
                 .fetch(OUTBOX_DELIVERIES.ID));

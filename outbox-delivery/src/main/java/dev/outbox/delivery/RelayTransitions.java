@@ -61,6 +61,11 @@ public final class RelayTransitions {
     /** The CTE of the events T1 locked, and of the deliveries it inserted. */
     private static final Name LOCKED = DSL.name("locked");
     private static final Field<UUID> LOCKED_ID = DSL.field(DSL.name("locked", "id"), SQLDataType.UUID);
+    private static final Field<String> LOCKED_KEY = DSL.field(DSL.name("locked", "ordering_key"), SQLDataType.CLOB);
+    private static final Field<Long> LOCKED_POSITION = DSL.field(DSL.name("locked", "ordering_position"), SQLDataType.BIGINT);
+    /** The first half of the advisory locks that let one relay at a time route (T1o) or claim (T2o) for ordered routes. */
+    private static final int ORDERED_LOCK = 0x4f52444b; // "ORDK"
+    private static final Field<String> BLOCK = DSL.inline(DeliveryTemplate.BLOCK);
     private static final Name INSERTED = DSL.name("inserted");
     /**
      * The preamble of the first statement of T1, T2 and T4 ({@link RenderedStatement#after}): the rest
@@ -87,6 +92,11 @@ public final class RelayTransitions {
     private final RouteSnapshot snapshot;
     /** The event types that have routes: {@link #workWaiting}'s events. */
     private final String[] routedTypes;
+    /** The event types that have an ordered route: their events with a position in a key are routed by T1o only. */
+    private final String[] orderedTypes;
+    /** The second half of this table's advisory locks of T1o and T2o. */
+    private final int routeLock;
+    private final int claimLock;
     private volatile @Nullable Statements rendered;
 
     public RelayTransitions(OutboxTables tables, RouteTable routes, Clock clock) {
@@ -96,6 +106,11 @@ public final class RelayTransitions {
         this.snapshot = new RouteSnapshot(routes);
         this.routedTypes = routes.byEventType().entrySet().stream().filter(e -> !e.getValue().isEmpty()).map(Map.Entry::getKey)
                 .toArray(String[]::new);
+        this.orderedTypes = routes.byEventType().entrySet().stream().filter(e -> e.getValue().stream().anyMatch(DeliveryTemplate::ordered))
+                .map(Map.Entry::getKey).toArray(String[]::new);
+        int table = (tables.schema() + "." + tables.deliveries()).hashCode();
+        this.routeLock = table & ~1;
+        this.claimLock = table | 1;
     }
 
     /**
@@ -106,8 +121,22 @@ public final class RelayTransitions {
      * @param seen unrouted events looked at (a full batch means there may be more)
      * @param lastSeen the id of the last event looked at, where the next batch of the pass starts
      * @param unroutedTypes the types of events looked at that have no route
+     * @param unkeyed deliveries of ordered routes created for events without an ordering key (they go unordered)
      */
-    public record Routed(int events, int deliveries, int seen, @Nullable UUID lastSeen, Set<String> unroutedTypes) {}
+    public record Routed(int events, int deliveries, int seen, @Nullable UUID lastSeen, Set<String> unroutedTypes, int unkeyed) {
+
+        /** What one routing batch did, with no delivery of an ordered route for an event without a key. */
+        public Routed(int events, int deliveries, int seen, @Nullable UUID lastSeen, Set<String> unroutedTypes) {
+            this(events, deliveries, seen, lastSeen, unroutedTypes, 0);
+        }
+
+        private Routed plus(Routed ordered) {
+            Set<String> types = new LinkedHashSet<>(unroutedTypes);
+            types.addAll(ordered.unroutedTypes);
+            return new Routed(events + ordered.events, deliveries + ordered.deliveries, Math.max(seen, ordered.seen), lastSeen, types,
+                    unkeyed + ordered.unkeyed);
+        }
+    }
 
     /**
      * T1: routes up to {@code limit} unrouted events after {@code after} (from the oldest when null).
@@ -120,40 +149,78 @@ public final class RelayTransitions {
      */
     public Routed route(DSLContext tx, int limit, @Nullable UUID after) {
         Statements statements = statements(tx);
-        List<UUID> candidateIds = new ArrayList<>();
-        List<String> candidateTypes = new ArrayList<>();
-        RenderedStatement.Rows<Void> candidate = rs -> {
+        // the first batch of a pass also routes the events that wait for ordered routes (T1o)
+        Routed ordered = after == null && orderedTypes.length > 0 ? routeOrdered(tx, statements, limit) : null;
+        Candidates candidates = new Candidates();
+        if (after == null) {
+            statements.candidates.query(tx, candidates, orderedTypes, limit);
+        } else {
+            statements.candidatesAfter.query(tx, candidates, orderedTypes, after, limit);
+        }
+        Routed routed = candidates.ids.isEmpty() ? new Routed(0, 0, 0, after, Set.of()) : routeCandidates(tx, statements, candidates);
+        return ordered == null ? routed : routed.plus(ordered);
+    }
+
+    /**
+     * T1o: the events with a position in a key, of the types that have an ordered route, read per key
+     * in position order ({@code ORDER BY ordering_key, ordering_position LIMIT n}), so that each key's
+     * part of a batch is the beginning of what waits for it: the deliveries of a key are created in
+     * its order. Positions are taken when recorded, under the key's row lock, so a key's committed
+     * events have no hole before a later one. One relay at a time, under a transaction-level advisory
+     * lock: another relay's T1o skips its turn rather than route a later part of a key first.
+     */
+    private Routed routeOrdered(DSLContext tx, Statements statements, int limit) {
+        if (!statements.tryLock.query(tx, rs -> rs.next() && rs.getBoolean(1), ORDERED_LOCK, routeLock)) {
+            return new Routed(0, 0, 0, null, Set.of());
+        }
+        Candidates candidates = new Candidates();
+        statements.orderedCandidates.query(tx, candidates, orderedTypes, limit);
+        return candidates.ids.isEmpty() ? new Routed(0, 0, 0, null, Set.of()) : routeCandidates(tx, statements, candidates);
+    }
+
+    /** The unrouted events a routing batch looks at: id, type, and whether the event has no position in a key. */
+    private static final class Candidates implements RenderedStatement.Rows<Void> {
+        final List<UUID> ids = new ArrayList<>();
+        final List<String> types = new ArrayList<>();
+        final Set<UUID> unkeyed = new java.util.HashSet<>();
+
+        @Override
+        public Void read(java.sql.ResultSet rs) throws java.sql.SQLException {
             while (rs.next()) {
-                candidateIds.add(rs.getObject(1, UUID.class));
-                candidateTypes.add(rs.getString(2));
+                UUID id = rs.getObject(1, UUID.class);
+                ids.add(id);
+                types.add(rs.getString(2));
+                if (rs.getBoolean(3)) {
+                    unkeyed.add(id);
+                }
             }
             return null;
-        };
-        if (after == null) {
-            statements.candidates.query(tx, candidate, limit);
-        } else {
-            statements.candidatesAfter.query(tx, candidate, after, limit);
         }
-        if (candidateIds.isEmpty()) {
-            return new Routed(0, 0, 0, after, Set.of());
-        }
-        UUID lastSeen = candidateIds.get(candidateIds.size() - 1);
+    }
+
+    private Routed routeCandidates(DSLContext tx, Statements statements, Candidates candidates) {
+        UUID lastSeen = candidates.ids.get(candidates.ids.size() - 1);
         Set<String> unrouted = new LinkedHashSet<>();
-        List<UUID> routable = new ArrayList<>(candidateIds.size());
-        RouteSnapshot.Pairs pairs = snapshot.pairs(candidateIds.size());
-        for (int i = 0; i < candidateIds.size(); i++) {
-            List<DeliveryTemplate> eventRoutes = routes.of(candidateTypes.get(i));
+        List<UUID> routable = new ArrayList<>(candidates.ids.size());
+        Map<UUID, Integer> orderedRoutes = new java.util.HashMap<>();
+        RouteSnapshot.Pairs pairs = snapshot.pairs(candidates.ids.size());
+        for (int i = 0; i < candidates.ids.size(); i++) {
+            UUID id = candidates.ids.get(i);
+            List<DeliveryTemplate> eventRoutes = routes.of(candidates.types.get(i));
             if (eventRoutes.isEmpty()) {
-                unrouted.add(candidateTypes.get(i));
+                unrouted.add(candidates.types.get(i));
                 continue;
             }
-            routable.add(candidateIds.get(i));
+            routable.add(id);
             for (DeliveryTemplate route : eventRoutes) {
-                pairs.add(ids.next(), candidateIds.get(i), route);
+                pairs.add(ids.next(), id, route);
+                if (route.ordered() && candidates.unkeyed.contains(id)) {
+                    orderedRoutes.merge(id, 1, Integer::sum);
+                }
             }
         }
         if (routable.isEmpty()) {
-            return new Routed(0, 0, candidateIds.size(), lastSeen, unrouted);
+            return new Routed(0, 0, candidates.ids.size(), lastSeen, unrouted);
         }
         Object[] pairValues = pairs.values();
         Object[] values = new Object[pairValues.length + 2];
@@ -163,18 +230,20 @@ public final class RelayTransitions {
         int[] routed = statements.route.query(tx, rs -> {
             int events = 0;
             int created = 0;
+            int unkeyed = 0;
             while (rs.next()) {
                 created = events++ == 0 ? rs.getInt(2) : created;
+                unkeyed += orderedRoutes.getOrDefault(rs.getObject(1, UUID.class), 0);
             }
-            return new int[] {events, created};
+            return new int[] {events, created, unkeyed};
         }, values);
-        return new Routed(routed[0], routed[1], candidateIds.size(), lastSeen, unrouted);
+        return new Routed(routed[0], routed[1], candidates.ids.size(), lastSeen, unrouted, routed[2]);
     }
 
     /** The hot statements, rendered once for this instance's tables (the first transaction's settings). */
-    private record Statements(RenderedStatement candidates, RenderedStatement candidatesAfter, RenderedStatement route,
-            RenderedStatement claim, RenderedStatement claimJobs, RenderedStatement timeOut, RenderedStatement timeOutUnstarted,
-            RenderedStatement workWaiting) {}
+    private record Statements(RenderedStatement candidates, RenderedStatement candidatesAfter, RenderedStatement orderedCandidates,
+            RenderedStatement tryLock, RenderedStatement route, RenderedStatement claim, RenderedStatement claimOrdered,
+            RenderedStatement claimJobs, RenderedStatement timeOut, RenderedStatement timeOutUnstarted, RenderedStatement workWaiting) {}
 
     private Statements statements(DSLContext tx) {
         Statements statements = rendered;
@@ -185,14 +254,48 @@ public final class RelayTransitions {
         return statements;
     }
 
-    /** T1's read of the next unrouted events in id order, without locking (the partial index alone serves it). */
-    private static org.jooq.Query candidates(DSLContext ctx, org.jooq.Condition from, Param<Integer> limit) {
-        return ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE)
+    /**
+     * T1's read of the next unrouted events in id order, without locking (the partial index alone
+     * serves it), but for those that wait for T1o: a position in a key and a type in {@code ordered}.
+     */
+    private static org.jooq.Query candidates(DSLContext ctx, org.jooq.Condition from, Param<String[]> ordered, Param<Integer> limit) {
+        return ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.ORDERING_POSITION.isNull())
                 .from(OUTBOX_EVENTS)
                 .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
                 .and(from)
+                .andNot(waitsForOrderedRouting(ordered))
                 .orderBy(OUTBOX_EVENTS.ID)
                 .limit(limit);
+    }
+
+    /**
+     * An unrouted event that only T1o routes: it has a position in a key (every event recorded with a
+     * key since migration V4), and its type an ordered route. Repeats the predicate of
+     * {@code unrouted_keyed_idx}.
+     */
+    private static org.jooq.Condition waitsForOrderedRouting(Param<String[]> ordered) {
+        return OUTBOX_EVENTS.ORDERING_KEY.isNotNull().and(OUTBOX_EVENTS.ORDERING_POSITION.isNotNull())
+                .and(OUTBOX_EVENTS.EVENT_TYPE.eq(DSL.any(ordered)));
+    }
+
+    /**
+     * The head of its (route, key): no delivery of the key before it is live (pending, or failed and
+     * blocking: policy {@code block}, not skipped), and none of the key is dispatched at all (a requeued
+     * earlier delivery waits for the one in flight). Reads {@code ordered_idx}, whose predicate it repeats.
+     */
+    private static org.jooq.Condition headOfKey() {
+        OutboxDeliveries ahead = OUTBOX_DELIVERIES.as("ahead");
+        return DSL.notExists(DSL.selectOne()
+                .from(ahead)
+                .where(ahead.JOB_TYPE.eq(READY.JOB_TYPE))
+                .and(ahead.QUEUE_NAME.eq(READY.QUEUE_NAME))
+                .and(ahead.ORDERING_KEY.eq(READY.ORDERING_KEY))
+                .and(ahead.ORDERING_KEY.isNotNull())
+                .and(ahead.STATUS.ne(COMPLETED))
+                .and(ahead.ID.ne(READY.ID))
+                .and(ahead.STATUS.eq(DISPATCHED)
+                        .or(ahead.ORDERING_POSITION.lt(READY.ORDERING_POSITION)
+                                .and(ahead.STATUS.eq(PENDING).or(ahead.ORDERING_POLICY.eq(BLOCK).and(ahead.SKIPPED_AT.isNull()))))));
     }
 
     /**
@@ -242,9 +345,22 @@ public final class RelayTransitions {
     private Statements render(DSLContext ctx) {
         Param<Integer> limit = DSL.param("limit", SQLDataType.INTEGER);
         Param<UUID> after = DSL.param("after", SQLDataType.UUID);
-        RenderedStatement candidates = RenderedStatement.of(ctx, candidates(ctx, DSL.noCondition(), limit), limit).after(INDEX_SCANS_ONLY);
-        RenderedStatement candidatesAfter = RenderedStatement.of(ctx, candidates(ctx, OUTBOX_EVENTS.ID.gt(after), limit), after, limit)
+        Param<String[]> ordered = DSL.param("ordered_types", SQLDataType.VARCHAR.array());
+        RenderedStatement candidates = RenderedStatement.of(ctx, candidates(ctx, DSL.noCondition(), ordered, limit), ordered, limit)
                 .after(INDEX_SCANS_ONLY);
+        RenderedStatement candidatesAfter = RenderedStatement.of(ctx, candidates(ctx, OUTBOX_EVENTS.ID.gt(after), ordered, limit), ordered,
+                after, limit).after(INDEX_SCANS_ONLY);
+        RenderedStatement orderedCandidates = RenderedStatement.of(ctx, ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE,
+                        OUTBOX_EVENTS.ORDERING_POSITION.isNull())
+                .from(OUTBOX_EVENTS)
+                .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
+                .and(waitsForOrderedRouting(ordered))
+                .orderBy(OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.ORDERING_POSITION)
+                .limit(limit), ordered, limit);
+        Param<Integer> lockClass = DSL.param("lock_class", SQLDataType.INTEGER);
+        Param<Integer> lockId = DSL.param("lock_id", SQLDataType.INTEGER);
+        RenderedStatement tryLock = RenderedStatement.of(ctx, ctx.select(DSL.field("pg_try_advisory_xact_lock({0}, {1})", SQLDataType.BOOLEAN,
+                lockClass, lockId)), lockClass, lockId).after(INDEX_SCANS_ONLY);
 
         Param<OffsetDateTime> now = DSL.param("now", SQLDataType.TIMESTAMPWITHTIMEZONE(6));
         Param<UUID[]> routable = DSL.param("routable", SQLDataType.UUID.array());
@@ -253,14 +369,15 @@ public final class RelayTransitions {
         List<Param<?>> routeParams = new ArrayList<>(List.of(now, routable));
         routeParams.addAll(pairs.all());
         RenderedStatement route = RenderedStatement.of(ctx, ctx.with(pairs.table())
-                .with(LOCKED.fields(LOCKED_ID.getName()).as(DSL.select(OUTBOX_EVENTS.ID)
+                .with(LOCKED.fields(LOCKED_ID.getName(), LOCKED_KEY.getName(), LOCKED_POSITION.getName()).as(DSL.select(OUTBOX_EVENTS.ID,
+                                OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.ORDERING_POSITION)
                         .from(OUTBOX_EVENTS)
                         .where(OUTBOX_EVENTS.ID.eq(DSL.any(routable)))
                         .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
                         .forUpdate()
                         .skipLocked()))
                 .with(INSERTED.fields(OUTBOX_DELIVERIES.ID.getName()).as(ctx.insertInto(OUTBOX_DELIVERIES, RouteSnapshot.COLUMNS)
-                        .select(RouteSnapshot.deliveries(now, lockedIds))
+                        .select(RouteSnapshot.deliveries(now, DSL.table(LOCKED), LOCKED_ID, LOCKED_KEY, LOCKED_POSITION))
                         // the unique key (event_id, job_type, queue_name), by its columns: its name follows the table's
                         .onConflict(OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME)
                         .doNothing()
@@ -274,11 +391,15 @@ public final class RelayTransitions {
                 routeParams.toArray(Param<?>[]::new));
 
         Param<String[]> held = DSL.param("held", SQLDataType.VARCHAR.array());
-        RenderedStatement claim = RenderedStatement.of(ctx, claimQuery(ctx, now, limit, notHeld(held)), now, limit, held)
-                .after(INDEX_SCANS_ONLY);
+        // a relay without ordered routes claims as before V4; with them, its unordered claim leaves the ordered deliveries to T2o
+        RenderedStatement claim = RenderedStatement.of(ctx, claimQuery(ctx, now, limit, orderedTypes.length == 0 ? notHeld(held)
+                : notHeld(held).and(READY.ORDERING_KEY.isNull())), now, limit, held).after(INDEX_SCANS_ONLY);
+        RenderedStatement claimOrdered = RenderedStatement.of(ctx, claimQuery(ctx, now, limit,
+                notHeld(held).and(READY.ORDERING_KEY.isNotNull()).and(headOfKey())), now, limit, held);
         Param<String[]> jobTypes = DSL.param("job_types", SQLDataType.VARCHAR.array());
         RenderedStatement claimJobs = RenderedStatement.of(ctx, claimQuery(ctx, now, limit,
-                READY.KIND.eq(DSL.inline(OutboxRouteKind.job)).and(READY.JOB_TYPE.eq(DSL.any(jobTypes)))), now, limit, jobTypes)
+                READY.KIND.eq(DSL.inline(OutboxRouteKind.job)).and(READY.JOB_TYPE.eq(DSL.any(jobTypes)))
+                        .and(READY.ORDERING_KEY.isNull().or(headOfKey()))), now, limit, jobTypes)
                 .after(INDEX_SCANS_ONLY);
 
         OutboxDeliveries overdue = OUTBOX_DELIVERIES.as("overdue");
@@ -329,9 +450,11 @@ public final class RelayTransitions {
                         .or(DSL.exists(DSL.selectOne()
                                 .from(READY)
                                 .where(ready(now))
-                                .and(notHeld(held)))))), routedTypes, now, held)
+                                .and(notHeld(held))
+                                .and(READY.ORDERING_KEY.isNull().or(headOfKey())))))), routedTypes, now, held)
                 .after(INDEX_SCANS_ONLY);
-        return new Statements(candidates, candidatesAfter, route, claim, claimJobs, timeOut, timeOutUnstarted, workWaiting);
+        return new Statements(candidates, candidatesAfter, orderedCandidates, tryLock, route, claim, claimOrdered, claimJobs, timeOut,
+                timeOutUnstarted, workWaiting);
     }
 
     /**
@@ -366,7 +489,20 @@ public final class RelayTransitions {
      * other queues are claimed as by {@link #claim(DSLContext, int)}.
      */
     public List<Claimed> claimExcept(DSLContext tx, int limit, Set<String> heldQueues) {
-        return statements(tx).claim.query(tx, RelayTransitions::claimed, shared.now(), limit, heldQueues.toArray(String[]::new));
+        Statements statements = statements(tx);
+        OffsetDateTime now = shared.now();
+        String[] held = heldQueues.toArray(String[]::new);
+        List<Claimed> claimed = statements.claim.query(tx, RelayTransitions::claimed, now, limit, held);
+        // T2o after the lock, in a statement of its own: its snapshot then holds every claim of the relay before it
+        if (orderedTypes.length > 0 && statements.tryLock.query(tx, rs -> rs.next() && rs.getBoolean(1), ORDERED_LOCK, claimLock)) {
+            List<Claimed> ordered = statements.claimOrdered.query(tx, RelayTransitions::claimed, now, limit, held);
+            if (!ordered.isEmpty()) {
+                List<Claimed> all = new ArrayList<>(claimed);
+                all.addAll(ordered);
+                return all;
+            }
+        }
+        return claimed;
     }
 
     /**

@@ -33,7 +33,8 @@ final class RouteSnapshot {
     static final List<Field<?>> COLUMNS = List.of(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.KIND,
             OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.EXCHANGE, OUTBOX_DELIVERIES.ROUTING_KEY,
             OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS, OUTBOX_DELIVERIES.STATUS,
-            OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.AVAILABLE_AT, OUTBOX_DELIVERIES.CREATED_AT, OUTBOX_DELIVERIES.UPDATED_AT);
+            OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.AVAILABLE_AT, OUTBOX_DELIVERIES.CREATED_AT, OUTBOX_DELIVERIES.UPDATED_AT,
+            OUTBOX_DELIVERIES.ORDERING_KEY, OUTBOX_DELIVERIES.ORDERING_POSITION, OUTBOX_DELIVERIES.ORDERING_POLICY);
 
     private static final Name PAIRS = DSL.name("pairs");
     private static final Field<UUID[]> DELIVERY_IDS = column("delivery_ids", SQLDataType.UUID.array());
@@ -47,6 +48,8 @@ final class RouteSnapshot {
     /** Each route's retry delays as an array literal ({@code {5,30}}): PostgreSQL has no arrays of arrays of different lengths. */
     private static final Field<String[]> RETRY_DELAYS = column("retry_delays", SQLDataType.VARCHAR.array());
     private static final Field<Integer[]> TIMEOUTS = column("timeouts", SQLDataType.INTEGER.array());
+    /** Each route's ordering policy ({@code block}, {@code skip}), null for an unordered route. */
+    private static final Field<String[]> POLICIES = column("policies", SQLDataType.VARCHAR.array());
     private static final Field<Integer> N = DSL.field(DSL.name("s", "n"), SQLDataType.INTEGER);
     private static final Field<Integer> ROUTE = DSL.arrayGet(ROUTE_NUMBERS, N);
 
@@ -58,6 +61,7 @@ final class RouteSnapshot {
     private final String[] routingKeys;
     private final String[] retryDelays;
     private final Integer[] timeouts;
+    private final String[] policies;
 
     RouteSnapshot(RouteTable routes) {
         List<DeliveryTemplate> all = new ArrayList<>();
@@ -74,6 +78,7 @@ final class RouteSnapshot {
         routingKeys = new String[n];
         retryDelays = new String[n];
         timeouts = new Integer[n];
+        policies = new String[n];
         for (int i = 0; i < n; i++) {
             DeliveryTemplate route = all.get(i);
             boolean isPublish = route.kind() == RouteKind.PUBLISH;
@@ -84,6 +89,7 @@ final class RouteSnapshot {
             routingKeys[i] = isPublish ? route.routingKey() : null;
             retryDelays[i] = route.retryDelaysSeconds().stream().map(String::valueOf).collect(Collectors.joining(",", "{", "}"));
             timeouts[i] = route.deliveryTimeoutSeconds();
+            policies[i] = route.orderingPolicy();
         }
     }
 
@@ -117,7 +123,7 @@ final class RouteSnapshot {
         /** The values of {@link Parameters#all}, in its order: this batch's pairs, then the snapshot of the routes. */
         Object[] values() {
             return new Object[] {deliveryIds.toArray(UUID[]::new), eventIds.toArray(UUID[]::new), routeNumbers.toArray(Integer[]::new),
-                    publish, jobTypes, queues, exchanges, routingKeys, retryDelays, timeouts};
+                    publish, jobTypes, queues, exchanges, routingKeys, retryDelays, timeouts, policies};
         }
     }
 
@@ -133,30 +139,40 @@ final class RouteSnapshot {
         private final Param<String[]> routingKeys = DSL.param(ROUTING_KEYS.getName(), SQLDataType.VARCHAR.array());
         private final Param<String[]> retryDelays = DSL.param(RETRY_DELAYS.getName(), SQLDataType.VARCHAR.array());
         private final Param<Integer[]> timeouts = DSL.param(TIMEOUTS.getName(), SQLDataType.INTEGER.array());
+        private final Param<String[]> policies = DSL.param(POLICIES.getName(), SQLDataType.VARCHAR.array());
 
         /** In the order of {@link Pairs#values}. */
         List<Param<?>> all() {
-            return List.of(deliveryIds, eventIds, routeNumbers, publish, jobTypes, queues, exchanges, routingKeys, retryDelays, timeouts);
+            return List.of(deliveryIds, eventIds, routeNumbers, publish, jobTypes, queues, exchanges, routingKeys, retryDelays, timeouts,
+                    policies);
         }
 
         /** The CTE {@code pairs}: one row holding every array. */
         CommonTableExpression<?> table() {
             return PAIRS.fields(DELIVERY_IDS.getName(), EVENT_IDS.getName(), ROUTE_NUMBERS.getName(), PUBLISH.getName(),
                     JOB_TYPES.getName(), QUEUES.getName(), EXCHANGES.getName(), ROUTING_KEYS.getName(), RETRY_DELAYS.getName(),
-                    TIMEOUTS.getName()).as(DSL.select(deliveryIds, eventIds, routeNumbers, publish, jobTypes, queues, exchanges,
-                    routingKeys, retryDelays, timeouts));
+                    TIMEOUTS.getName(), POLICIES.getName()).as(DSL.select(deliveryIds, eventIds, routeNumbers, publish, jobTypes, queues,
+                    exchanges, routingKeys, retryDelays, timeouts, policies));
         }
     }
 
-    /** The rows of {@link #COLUMNS}: one pending delivery per pair of the CTE {@code pairs} whose event is in {@code locked}. */
-    static Select<?> deliveries(Field<OffsetDateTime> at, Select<? extends org.jooq.Record1<UUID>> locked) {
+    /**
+     * The rows of {@link #COLUMNS}: one pending delivery per pair of the CTE {@code pairs} whose event
+     * is in the CTE {@code locked} (its id, ordering key and position). A delivery of an ordered route
+     * gets the event's key, its position and the route's policy, when the event has a position.
+     */
+    static Select<?> deliveries(Field<OffsetDateTime> at, org.jooq.Table<?> locked, Field<UUID> lockedId, Field<String> lockedKey,
+            Field<Long> lockedPosition) {
+        Field<String> policy = DSL.arrayGet(POLICIES, ROUTE);
+        org.jooq.Condition ordered = policy.isNotNull().and(lockedPosition.isNotNull());
         return DSL.select(DSL.arrayGet(DELIVERY_IDS, N), DSL.arrayGet(EVENT_IDS, N),
                         DSL.when(DSL.arrayGet(PUBLISH, ROUTE), DSL.inline(OutboxRouteKind.publish)).otherwise(DSL.inline(OutboxRouteKind.job)),
                         DSL.arrayGet(JOB_TYPES, ROUTE), DSL.arrayGet(QUEUES, ROUTE), DSL.arrayGet(EXCHANGES, ROUTE),
                         DSL.arrayGet(ROUTING_KEYS, ROUTE), DSL.arrayGet(RETRY_DELAYS, ROUTE).cast(SQLDataType.INTEGER.array()),
-                        DSL.arrayGet(TIMEOUTS, ROUTE), DSL.inline(OutboxDeliveryStatus.pending), DSL.inline(0), at, at, at)
-                .from(DSL.table(PAIRS), DSL.generateSeries(DSL.inline(1), DSL.cardinality(DELIVERY_IDS)).as("s", "n"))
-                .where(DSL.arrayGet(EVENT_IDS, N).in(locked));
+                        DSL.arrayGet(TIMEOUTS, ROUTE), DSL.inline(OutboxDeliveryStatus.pending), DSL.inline(0), at, at, at,
+                        DSL.when(ordered, lockedKey), DSL.when(ordered, lockedPosition), DSL.when(ordered, policy))
+                .from(DSL.table(PAIRS), DSL.generateSeries(DSL.inline(1), DSL.cardinality(DELIVERY_IDS)).as("s", "n"), locked)
+                .where(DSL.arrayGet(EVENT_IDS, N).eq(lockedId));
     }
 
     private static <T> Field<T> column(String name, DataType<T> type) {

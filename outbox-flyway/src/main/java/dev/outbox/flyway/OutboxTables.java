@@ -35,6 +35,9 @@ public record OutboxTables(String schema, String events, String deliveries, Stri
     public static final String DELIVERIES_PLACEHOLDER = "outbox_deliveries";
     public static final String INBOX_PLACEHOLDER = "outbox_inbox";
 
+    /** The ordering keys' table is named after the events table: {@code outbox_events_keys} ({@link #keys()}). */
+    public static final String KEYS_SUFFIX = "_keys";
+
     private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]*");
     private static final int MAX_SCHEMA_LENGTH = 63;
     private static final int MAX_TABLE_LENGTH = 40;
@@ -48,6 +51,15 @@ public record OutboxTables(String schema, String events, String deliveries, Stri
             throw new IllegalArgumentException("OutboxTables: events, deliveries and inbox must be three different names, got "
                     + events + ", " + deliveries + ", " + inbox);
         }
+        if ((events + KEYS_SUFFIX).equals(deliveries) || (events + KEYS_SUFFIX).equals(inbox)) {
+            throw new IllegalArgumentException("OutboxTables: " + events + KEYS_SUFFIX + " is the ordering keys' table of events " + events
+                    + "; deliveries and inbox need other names, got " + deliveries + ", " + inbox);
+        }
+    }
+
+    /** The table of the ordering keys' last positions: the events table's name with {@value #KEYS_SUFFIX}. */
+    public String keys() {
+        return events + KEYS_SUFFIX;
     }
 
     /** {@code public.outbox_events}, {@code public.outbox_deliveries}, {@code public.outbox_inbox}. */

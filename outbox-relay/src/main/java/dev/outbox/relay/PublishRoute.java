@@ -14,9 +14,10 @@ import java.util.List;
  * @param routingKey the routing key, possibly empty
  * @param retryDelays the pause before each retry, whole seconds, possibly empty
  * @param deliveryTimeout how long a publish may go without a confirm before it counts as lost
+ * @param ordering whether the events of one ordering key are published in order, one unconfirmed message per key
  */
-public record PublishRoute(String name, String exchange, String routingKey, List<Duration> retryDelays, Duration deliveryTimeout)
-        implements Route {
+public record PublishRoute(String name, String exchange, String routingKey, List<Duration> retryDelays, Duration deliveryTimeout,
+        Ordering ordering) implements Route {
 
     public PublishRoute {
         RouteChecks.stableName("name", name);
@@ -25,5 +26,23 @@ public record PublishRoute(String name, String exchange, String routingKey, List
         RouteChecks.refuse("routingKey of a publish route", AmqpNames.shortStringProblem(routingKey, true));
         retryDelays = RouteChecks.retryDelays(retryDelays);
         RouteChecks.deliveryTimeout(deliveryTimeout);
+        RouteChecks.ordering(ordering);
+    }
+
+    /** An unordered publish route. */
+    public PublishRoute(String name, String exchange, String routingKey, List<Duration> retryDelays, Duration deliveryTimeout) {
+        this(name, exchange, routingKey, retryDelays, deliveryTimeout, Ordering.UNORDERED);
+    }
+
+    /** This route, ordered per ordering key; a head that fails for good blocks its key ({@link Ordering#BLOCK}). */
+    @Override
+    public PublishRoute ordered() {
+        return ordered(Ordering.BLOCK);
+    }
+
+    /** This route with {@code ordering}. */
+    @Override
+    public PublishRoute ordered(Ordering ordering) {
+        return new PublishRoute(name, exchange, routingKey, retryDelays, deliveryTimeout, ordering);
     }
 }

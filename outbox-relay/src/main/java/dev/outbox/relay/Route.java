@@ -57,6 +57,15 @@ public sealed interface Route permits JobRoute, PublishRoute {
     /** How long a dispatch may go without a result before it counts as lost. */
     Duration deliveryTimeout();
 
+    /** Whether the events of one ordering key go in order, and the policy for a key whose head failed for good. */
+    Ordering ordering();
+
+    /** This route, ordered per ordering key, with the policy {@link Ordering#BLOCK} (docs/ordering.md). */
+    Route ordered();
+
+    /** This route with {@code ordering}. */
+    Route ordered(Ordering ordering);
+
     /** A job route: a job message to {@code queue}. */
     static JobRoute job(String jobType, String queue, List<Duration> retryDelays, Duration deliveryTimeout) {
         return new JobRoute(jobType, queue, retryDelays, deliveryTimeout);

@@ -38,6 +38,10 @@ final class RouteChecks {
         refuse("deliveryTimeout", timeoutProblem(timeout.getSeconds()));
     }
 
+    static void ordering(@Nullable Ordering ordering) {
+        refuse("ordering", ordering == null ? "must be UNORDERED, BLOCK or SKIP, got null" : null);
+    }
+
     /** What is wrong with {@code d} as a duration of whole seconds, or null; a negative or zero one is left to the range checks. */
     static @Nullable String wholeSecondsProblem(Duration d) {
         return d.getNano() != 0 ? "must be a whole number of seconds, got " + d + " (" + d.toMillis() + " ms)" : null;

@@ -36,6 +36,7 @@ import org.jspecify.annotations.Nullable;
  *       queue: emails
  *       retryDelaysSeconds: [5, 30, 120]
  *       deliveryTimeoutSeconds: 300
+ *       ordered: true                   # per ordering key, in order; or block (the same), skip, false
  *     - publish: order-events           # a name for the route
  *       exchange: orders
  *       routingKey: order.placed
@@ -56,9 +57,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RoutesFile {
 
-    private static final Set<String> JOB_FIELDS = Set.of("job", "queue", "retryDelaysSeconds", "retry", "deliveryTimeoutSeconds");
+    private static final Set<String> JOB_FIELDS = Set.of("job", "queue", "retryDelaysSeconds", "retry", "deliveryTimeoutSeconds",
+            "ordered");
     private static final Set<String> PUBLISH_FIELDS = Set.of("publish", "exchange", "routingKey", "retryDelaysSeconds", "retry",
-            "deliveryTimeoutSeconds");
+            "deliveryTimeoutSeconds", "ordered");
     private static final Set<String> EXPONENTIAL_FIELDS = Set.of("initialSeconds", "factor", "capSeconds", "retries");
 
     private RoutesFile() {}
@@ -193,9 +195,10 @@ public final class RoutesFile {
         List<Duration> delays = delays(at, node);
         int timeout = integer(at, node, "deliveryTimeoutSeconds");
         refuse(at.field("deliveryTimeoutSeconds"), RouteChecks.timeoutProblem(timeout));
+        Ordering ordering = ordering(at, node);
         try {
-            return job ? Route.job(name, destination, delays, Duration.ofSeconds(timeout))
-                    : Route.publish(name, destination, routingKey, delays, Duration.ofSeconds(timeout));
+            return job ? Route.job(name, destination, delays, Duration.ofSeconds(timeout)).ordered(ordering)
+                    : Route.publish(name, destination, routingKey, delays, Duration.ofSeconds(timeout)).ordered(ordering);
         } catch (IllegalArgumentException e) {
             throw at.error(e.getMessage());
         }
@@ -263,6 +266,22 @@ public final class RoutesFile {
             throw at.field(field).error("must be a string, got " + (value == null ? "nothing" : value.getNodeType()));
         }
         return value.textValue();
+    }
+
+    /** {@code ordered}: absent or {@code false} (unordered), {@code true} or {@code block}, or {@code skip}. */
+    private static Ordering ordering(At at, JsonNode node) {
+        JsonNode value = node.get("ordered");
+        if (value == null || value.isBoolean() && !value.booleanValue()) {
+            return Ordering.UNORDERED;
+        }
+        if (value.isBoolean() || value.isTextual() && value.textValue().equals("block")) {
+            return Ordering.BLOCK;
+        }
+        if (value.isTextual() && value.textValue().equals("skip")) {
+            return Ordering.SKIP;
+        }
+        throw at.field("ordered").error("must be true, false, 'block' or 'skip', got "
+                + (value.isTextual() ? "'" + LogText.of(value.textValue()) + "'" : value.getNodeType().toString().toLowerCase(Locale.ROOT)));
     }
 
     private static int integer(At at, JsonNode node, String field) {

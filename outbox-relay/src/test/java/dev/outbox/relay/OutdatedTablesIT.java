@@ -18,15 +18,15 @@ class OutdatedTablesIT {
     static final PostgresSchemaExtension db = PostgresSchemaExtension.empty();
 
     @Test
-    void refusesTablesMigratedOnlyUpToVersion2NamingTheMissingMigration() throws Exception {
-        OutboxTables tables = OutboxTables.defaults().withSchema(db.schema() + "_v2");
+    void refusesTablesMigratedOnlyUpToVersion3NamingTheMissingMigration() throws Exception {
+        OutboxTables tables = OutboxTables.defaults().withSchema(db.schema() + "_v3");
         try {
-            OutboxMigrations.configure(Flyway.configure().dataSource(db.dataSource()), tables).target("2").load().migrate();
+            OutboxMigrations.configure(Flyway.configure().dataSource(db.dataSource()), tables).target("3").load().migrate();
 
             assertThatThrownBy(() -> OutboxRelay.requireTables(db.dataSource(), tables))
                     .isInstanceOf(RelayException.class)
-                    .hasMessage("the outbox tables are behind this version: " + tables.schema() + ".outbox_deliveries has no column started_at"
-                            + " (migration V3__outbox_started); run the migrations (outbox-relay migrate, or OutboxMigrations.migrate) before"
+                    .hasMessage("the outbox tables are behind this version: " + tables.schema() + ".outbox_deliveries has no column ordering_key"
+                            + " (migration V4__outbox_ordering); run the migrations (outbox-relay migrate, or OutboxMigrations.migrate) before"
                             + " this relay");
 
             OutboxMigrations.migrate(db.dataSource(), tables);

@@ -147,6 +147,47 @@ class RoutesFileTest {
     }
 
     @Test
+    void readsTheOrderingOfARoute() throws IOException {
+        Path file = write("ordered.yaml", """
+                routes:
+                  order.placed:
+                    - job: a
+                      queue: q
+                      retryDelaysSeconds: []
+                      deliveryTimeoutSeconds: 60
+                      ordered: true
+                    - job: b
+                      queue: q
+                      retryDelaysSeconds: []
+                      deliveryTimeoutSeconds: 60
+                      ordered: skip
+                    - publish: c
+                      exchange: orders
+                      routingKey: placed
+                      retryDelaysSeconds: []
+                      deliveryTimeoutSeconds: 60
+                      ordered: block
+                    - job: d
+                      queue: q
+                      retryDelaysSeconds: []
+                      deliveryTimeoutSeconds: 60
+                      ordered: false
+                """);
+        assertThat(Routes.fromFile(file).of("order.placed")).extracting(Route::ordering)
+                .containsExactly(Ordering.BLOCK, Ordering.SKIP, Ordering.BLOCK, Ordering.UNORDERED);
+        assertRefused("ordered-bad.yaml", """
+                routes:
+                  order.placed:
+                    - job: a
+                      queue: q
+                      retryDelaysSeconds: []
+                      deliveryTimeoutSeconds: 60
+                      ordered: sometimes
+                """).hasMessageContaining("$.routes['order.placed'][0].ordered: must be true, false, 'block' or 'skip', got 'sometimes'")
+                .hasMessageContaining("(event type 'order.placed')");
+    }
+
+    @Test
     void namesThePathAndEventTypeOfABadTimeout() throws IOException {
         assertRefused("routes.yaml", """
                 routes:

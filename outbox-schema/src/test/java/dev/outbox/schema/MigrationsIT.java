@@ -19,8 +19,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 class MigrationsIT {
 
-    /** The outbox migrations: V1 the tables, V2 the index of completed deliveries, V3 the start of a dispatch. */
-    static final int OUTBOX_MIGRATIONS = 3;
+    /** The outbox migrations: V1 the tables, V2 the index of completed deliveries, V3 the start of a dispatch, V4 ordering. */
+    static final int OUTBOX_MIGRATIONS = 4;
 
     @RegisterExtension
     static final PostgresSchemaExtension db = PostgresSchemaExtension.empty();
@@ -72,7 +72,7 @@ class MigrationsIT {
     void oursFirstInTheSameSchemaNeedsTheApplicationsFlywayToBaselineAtVersionZero() throws SQLException {
         String schema = db.schema() + "_ours_first";
         try {
-            assertThat(OutboxMigrations.migrate(db.dataSource(), OutboxTables.defaults().withSchema(schema)).migrationsExecuted).isEqualTo(OUTBOX_MIGRATIONS); // V1 tables, V2 the completed-deliveries index, V3 started_at
+            assertThat(OutboxMigrations.migrate(db.dataSource(), OutboxTables.defaults().withSchema(schema)).migrationsExecuted).isEqualTo(OUTBOX_MIGRATIONS); // V1 tables, V2 the completed-deliveries index, V3 started_at, V4 ordering
 
             // Flyway's default refuses a schema that holds tables but not its own history table
             assertThatThrownBy(() -> Flyway.configure().dataSource(db.dataSource())
@@ -153,7 +153,7 @@ class MigrationsIT {
                             + " one set of outbox tables; give these names a schema of their own (OutboxTables.withSchema), or use the"
                             + " names of the set already there");
 
-            assertThat(tablesIn(schema)).containsExactlyInAnyOrder("ev_a", "del_a", "outbox_flyway_history");
+            assertThat(tablesIn(schema)).containsExactlyInAnyOrder("ev_a", "ev_a_keys", "del_a", "outbox_flyway_history");
             assertThat(OutboxMigrations.migrate(db.dataSource(), a).migrationsExecuted).as("the first set is untouched").isZero();
         } finally {
             dropSchema(schema);

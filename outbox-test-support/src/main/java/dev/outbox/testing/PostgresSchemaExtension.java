@@ -121,7 +121,7 @@ public final class PostgresSchemaExtension implements BeforeAllCallback, AfterAl
     public void truncate() throws SQLException {
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
             OutboxTables t = tables();
-            s.execute("TRUNCATE " + t.schema() + "." + t.deliveries() + ", " + t.schema() + "." + t.events()
+            s.execute("TRUNCATE " + t.schema() + "." + t.deliveries() + ", " + t.schema() + "." + t.events() + ", " + t.schema() + "." + t.keys()
                     + (inbox ? ", " + t.schema() + "." + t.inbox() : ""));
         }
     }

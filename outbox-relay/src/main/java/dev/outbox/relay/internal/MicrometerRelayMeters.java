@@ -44,6 +44,7 @@ public final class MicrometerRelayMeters implements RelayMeters {
     private final OutboxTables tables;
     private final Clock clock;
     private final Counter routed;
+    private final Counter routedUnkeyed;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Map<String, QueueConfirms> confirms = new ConcurrentHashMap<>();
@@ -61,6 +62,8 @@ public final class MicrometerRelayMeters implements RelayMeters {
         this.tables = tables;
         this.clock = clock;
         this.routed = Counter.builder("outbox.relay.events.routed").description("events routed into deliveries (T1)").register(registry);
+        this.routedUnkeyed = Counter.builder("outbox.relay.deliveries.unkeyed")
+                .description("deliveries of ordered routes for events without an ordering key, dispatched unordered").register(registry);
         this.unrouted = new Value();
         Gauge.builder("outbox.relay.events.unrouted", unrouted, Value::get)
                 .description("events not yet routed, counted up to " + GaugeQueries.CAP).register(registry);
@@ -99,6 +102,13 @@ public final class MicrometerRelayMeters implements RelayMeters {
     public void routed(int events) {
         if (events > 0) {
             routed.increment(events);
+        }
+    }
+
+    @Override
+    public void routedUnkeyed(int deliveries) {
+        if (deliveries > 0) {
+            routedUnkeyed.increment(deliveries);
         }
     }
 

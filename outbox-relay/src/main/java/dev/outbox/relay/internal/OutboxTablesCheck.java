@@ -20,8 +20,8 @@ import javax.sql.DataSource;
 public final class OutboxTablesCheck {
 
     /** The column the latest migration added, and that migration: a database without it is behind. */
-    static final String LATEST_COLUMN = "started_at";
-    static final String LATEST_MIGRATION = "V3__outbox_started";
+    static final String LATEST_COLUMN = "ordering_key";
+    static final String LATEST_MIGRATION = "V4__outbox_ordering";
 
     private OutboxTablesCheck() {}
 

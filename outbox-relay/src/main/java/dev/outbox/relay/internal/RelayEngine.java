@@ -94,6 +94,8 @@ public final class RelayEngine implements AutoCloseable {
     /** Whether some route publishes to an exchange: those deliveries are claimed whatever the job queues hold. */
     private final boolean publishRoutes;
     private final UnroutedWarnings unroutedWarnings = new UnroutedWarnings();
+    /** Whether the relay said that events without an ordering key reached an ordered route. */
+    private volatile boolean unkeyedWarned;
     /** Timeouts, refusals and holds counted per queue, and final failures bounded per interval. */
     private final LogDigest digest = new LogDigest(log);
     private final QueueDepths depths;
@@ -234,7 +236,7 @@ public final class RelayEngine implements AutoCloseable {
                         : inTransaction(tx -> transitions.claimExcept(tx, settings.dispatchBatchSize(), held));
                 tally.dispatched += claimed.size();
                 meters.dispatched(claimed);
-                moreToDispatch = claimed.size() == settings.dispatchBatchSize();
+                moreToDispatch = claimed.size() >= settings.dispatchBatchSize(); // T2 and T2o may each fill a batch
                 List<Published> next;
                 try {
                     next = claimed.isEmpty() ? List.of() : publisher.publish(claimed);
@@ -313,6 +315,12 @@ public final class RelayEngine implements AutoCloseable {
     private void count(RelayTransitions.Routed routed, Tally tally) {
         tally.routed += routed.events();
         meters.routed(routed.events());
+        meters.routedUnkeyed(routed.unkeyed());
+        if (routed.unkeyed() > 0 && !unkeyedWarned) {
+            unkeyedWarned = true;
+            log.warn("{} delivery(ies) of ordered routes were created for events without an ordering key: those go unordered"
+                    + " (said once; the meter outbox.relay.deliveries.unkeyed counts them)", routed.unkeyed());
+        }
         tally.created += routed.deliveries();
         for (String type : routed.unroutedTypes()) {
             if (tally.unrouted.add(type) && unroutedWarnings.due(type, settings.clock().instant())) {

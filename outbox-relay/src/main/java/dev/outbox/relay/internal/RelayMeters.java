@@ -34,6 +34,9 @@ public interface RelayMeters extends AutoCloseable {
     /** T1 committed: {@code events} events routed. */
     default void routed(int events) {}
 
+    /** Deliveries of ordered routes created for events without an ordering key: they go unordered. */
+    default void routedUnkeyed(int deliveries) {}
+
     /** T2 committed: these deliveries claimed, about to be published. */
     default void dispatched(List<Claimed> claimed) {}
 

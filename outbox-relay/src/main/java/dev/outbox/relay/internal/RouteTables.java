@@ -10,6 +10,7 @@ import dev.outbox.relay.Routes;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** The relay's routes as the state machine's input (T1 copies each template into its deliveries). */
 public final class RouteTables {
@@ -32,10 +33,18 @@ public final class RouteTables {
         List<Integer> delays = route.retryDelays().stream().map(d -> Math.toIntExact(d.getSeconds())).toList();
         int timeout = Math.toIntExact(route.deliveryTimeout().getSeconds());
         if (route instanceof JobRoute job) {
-            return new DeliveryTemplate(RouteKind.JOB, job.jobType(), job.queue(), null, null, delays, timeout);
+            return new DeliveryTemplate(RouteKind.JOB, job.jobType(), job.queue(), null, null, delays, timeout, policy(route));
         }
         PublishRoute publish = (PublishRoute) route;
         return new DeliveryTemplate(RouteKind.PUBLISH, publish.name(), publish.exchange(), publish.exchange(), publish.routingKey(), delays,
-                timeout);
+                timeout, policy(route));
+    }
+
+    private static @Nullable String policy(Route route) {
+        return switch (route.ordering()) {
+            case UNORDERED -> null;
+            case BLOCK -> DeliveryTemplate.BLOCK;
+            case SKIP -> DeliveryTemplate.SKIP;
+        };
     }
 }

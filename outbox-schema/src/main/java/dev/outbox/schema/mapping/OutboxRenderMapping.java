@@ -53,6 +53,7 @@ public final class OutboxRenderMapping {
                 .withOutput(tables.schema())
                 .withTables(
                         new MappedTable().withInput(OutboxTables.DEFAULT_EVENTS).withOutput(tables.events()),
+                        new MappedTable().withInput(OutboxTables.DEFAULT_EVENTS + OutboxTables.KEYS_SUFFIX).withOutput(tables.keys()),
                         new MappedTable().withInput(OutboxTables.DEFAULT_DELIVERIES).withOutput(tables.deliveries()),
                         new MappedTable().withInput(OutboxTables.DEFAULT_INBOX).withOutput(tables.inbox())));
         return copy.withRenderMapping(mapping).withRenderSchema(true);
