@@ -203,6 +203,72 @@ public final class OutboxAdmin {
 
     private record Changed(Set<UUID> deliveries, int events) {}
 
+    // ---------------------------------------------------------------- blocked keys of ordered routes
+
+    /** Up to {@code limit} blocked keys of ordered routes, the longest blocked first (docs/ordering.md). */
+    public List<BlockedKey> blockedKeys(int limit) {
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new IllegalArgumentException("page size must be from 1 to " + MAX_PAGE + ", got " + limit);
+        }
+        return dsl().select(D.JOB_TYPE, D.QUEUE_NAME, D.ORDERING_KEY, D.ID, D.EVENT_ID, E.EVENT_TYPE, D.FAILURE_REASON, D.FAILED_AT)
+                .from(D).join(E).on(E.ID.eq(D.EVENT_ID))
+                .where(OperatorTransitions.BLOCKING_HEAD)
+                .orderBy(D.FAILED_AT, D.ID)
+                .limit(limit)
+                .fetch(r -> new BlockedKey(r.get(D.JOB_TYPE), r.get(D.QUEUE_NAME), Objects.requireNonNull(r.get(D.ORDERING_KEY)), r.get(D.ID),
+                        r.get(D.EVENT_ID), r.get(E.EVENT_TYPE), Objects.requireNonNull(r.get(D.FAILURE_REASON)),
+                        Objects.requireNonNull(r.get(D.FAILED_AT)).toInstant()));
+    }
+
+    /**
+     * T9 for blocked heads: each runs again in its place, and its key resumes in order. {@code heads}
+     * names them by delivery id; empty means every blocked head. With {@code dryRun}, counts them.
+     * A delivery named that is not (or no longer) a blocked head is left alone and reported.
+     */
+    public ChangeResult requeueBlocked(Collection<UUID> heads, boolean dryRun) {
+        return changeBlocked(heads, dryRun, ids -> inTransaction(ctx -> transitions.requeue(ctx, ids)), "requeued");
+    }
+
+    /**
+     * T9s for blocked heads: each stays failed, and its key goes on with its next event.
+     * {@code heads} as for {@link #requeueBlocked}.
+     */
+    public ChangeResult skipBlocked(Collection<UUID> heads, boolean dryRun) {
+        return changeBlocked(heads, dryRun, ids -> inTransaction(ctx -> transitions.skip(ctx, ids)), "skipped");
+    }
+
+    private ChangeResult changeBlocked(Collection<UUID> heads, boolean dryRun, Function<List<UUID>, Set<UUID>> batch, String verb) {
+        Condition which = heads.isEmpty() ? OperatorTransitions.BLOCKING_HEAD
+                : OperatorTransitions.BLOCKING_HEAD.and(D.ID.eq(DSL.any(heads.toArray(UUID[]::new))));
+        Set<UUID> changed = new LinkedHashSet<>();
+        Set<UUID> seen = new LinkedHashSet<>();
+        Condition after = DSL.noCondition();
+        while (true) {
+            var page = dsl().select(D.ID, D.FAILED_AT).from(D).where(which).and(after).orderBy(D.FAILED_AT, D.ID).limit(batchSize).fetch();
+            if (page.isEmpty()) {
+                break;
+            }
+            List<UUID> ids = page.stream().map(r -> r.get(D.ID)).toList();
+            seen.addAll(ids);
+            if (dryRun) {
+                changed.addAll(ids);
+            } else {
+                Set<UUID> done = batch.apply(ids);
+                changed.addAll(done);
+                log.info("{} {} blocked head(s) of ordered routes of {} in a batch", verb, done.size(), ids.size());
+            }
+            if (page.size() < batchSize) {
+                break;
+            }
+            var last = page.get(page.size() - 1);
+            after = DSL.row(D.FAILED_AT, D.ID).gt(last.get(D.FAILED_AT), last.get(D.ID));
+        }
+        Set<UUID> left = new LinkedHashSet<>();
+        seen.stream().filter(id -> !changed.contains(id)).forEach(left::add);
+        heads.stream().filter(id -> !changed.contains(id)).forEach(left::add);
+        return new ChangeResult(dryRun, changed.size(), 0, states(left));
+    }
+
     private ChangeResult change(FailedFilter filter, boolean dryRun, Function<List<UUID>, Changed> batch, String verb) {
         Instant startedAt = clock.instant();
         Set<UUID> changed = new LinkedHashSet<>();

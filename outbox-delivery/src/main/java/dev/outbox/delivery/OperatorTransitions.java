@@ -99,7 +99,7 @@ public final class OperatorTransitions {
             OffsetDateTime failedAt) {}
 
     /** The condition of a blocked head: failed, of an ordered route with the policy {@code block}, not skipped. */
-    private static final Condition BLOCKING_HEAD = OUTBOX_DELIVERIES.STATUS.eq(FAILED)
+    public static final Condition BLOCKING_HEAD = OUTBOX_DELIVERIES.STATUS.eq(FAILED)
             .and(OUTBOX_DELIVERIES.ORDERING_KEY.isNotNull())
             .and(OUTBOX_DELIVERIES.ORDERING_POLICY.eq(DSL.inline(DeliveryTemplate.BLOCK)))
             .and(OUTBOX_DELIVERIES.SKIPPED_AT.isNull());

@@ -131,12 +131,7 @@ final class AdminCommands {
 
         @Override
         public final Integer call() {
-            ServiceSettings s = failed.parent.settings();
-            try (HikariDataSource dataSource = RelayCommand.adminDataSource(s)) {
-                int code = run(OutboxAdmin.of(dataSource, s.tables()));
-                out().flush();
-                return code;
-            }
+            return withAdmin(failed.parent.settings(), out(), this::run);
         }
 
         abstract int run(OutboxAdmin admin);
@@ -440,6 +435,15 @@ final class AdminCommands {
         m.put("batches", r.batches());
         m.put("millis", r.took().toMillis());
         return m;
+    }
+
+    /** Runs {@code work} with an admin on a pool of its own for {@code s}, closed after; flushes {@code out}. */
+    static int withAdmin(ServiceSettings s, PrintWriter out, java.util.function.ToIntFunction<OutboxAdmin> work) {
+        try (HikariDataSource dataSource = RelayCommand.adminDataSource(s)) {
+            int code = work.applyAsInt(OutboxAdmin.of(dataSource, s.tables()));
+            out.flush();
+            return code;
+        }
     }
 
     static void json(PrintWriter out, Object value) {

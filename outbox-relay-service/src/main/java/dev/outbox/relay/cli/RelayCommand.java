@@ -45,7 +45,7 @@ import picocli.CommandLine;
 @Command(name = "outbox-relay", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = "Routes outbox events into deliveries and publishes them to RabbitMQ.",
         subcommands = {RelayCommand.RelayRun.class, RelayCommand.StatusRun.class, RelayCommand.MigrateRun.class,
-            AdminCommands.FailedRun.class, AdminCommands.PurgeRun.class, CommandLine.HelpCommand.class})
+            AdminCommands.FailedRun.class, BlockedCommands.BlockedRun.class, AdminCommands.PurgeRun.class, CommandLine.HelpCommand.class})
 public final class RelayCommand implements Callable<Integer> {
 
     static final int FATAL = 1;
