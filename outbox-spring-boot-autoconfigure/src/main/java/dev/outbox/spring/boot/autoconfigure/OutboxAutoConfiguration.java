@@ -1,21 +1,28 @@
 package dev.outbox.spring.boot.autoconfigure;
 
+import dev.outbox.api.EventSerializer;
 import dev.outbox.api.Outbox;
+import dev.outbox.worker.OutboxWorker;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * The outbox in a Spring Boot application: an {@link Outbox} bean, to record with Boot's
  * {@code DSLContext} inside {@code @Transactional} methods, and the outbox migrations
- * ({@link OutboxMigrationsInitializer}, unless {@code outbox.flyway.enabled=false}). Every bean backs
+ * ({@link OutboxMigrationsInitializer}, unless {@code outbox.flyway.enabled=false}), and the worker of
+ * the {@link OutboxJobHandler} beans ({@link OutboxWorkerLifecycle}). Every bean backs
  * off when the application declares its own. The classes that moved between Boot 3.5 and 4.0 are
  * named by both names.
  */
@@ -51,6 +58,32 @@ public class OutboxAutoConfiguration {
         @ConditionalOnMissingBean
         OutboxMigrationsInitializer outboxMigrationsInitializer(DataSource dataSource, OutboxProperties properties) {
             return new OutboxMigrationsInitializer(dataSource, properties.tables());
+        }
+    }
+
+    /**
+     * The worker of the {@link OutboxJobHandler} beans, started and stopped with the context; none
+     * without a handler bean, or with {@code outbox.worker.enabled=false}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "dev.outbox.worker.OutboxWorker")
+    @ConditionalOnBean({OutboxJobHandler.class, DataSource.class})
+    @ConditionalOnProperty(prefix = "outbox.worker", name = "enabled", matchIfMissing = true)
+    static class Worker {
+
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxWorker outboxWorker(ListableBeanFactory beans, DataSource dataSource, OutboxProperties properties,
+                ObjectProvider<EventSerializer> serializer, Environment environment) {
+            OutboxWorker.Builder builder = WorkerSettings.builder(beans, dataSource, properties,
+                    serializer.getIfAvailable(EventSerializer::jackson), Binder.get(environment));
+            return OutboxMeters.bind(builder, beans).build();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxWorkerLifecycle outboxWorkerLifecycle(OutboxWorker worker, OutboxProperties properties) {
+            return new OutboxWorkerLifecycle(worker, properties.getWorker().isAutoStartup());
         }
     }
 }

@@ -1,13 +1,15 @@
 package dev.outbox.spring.boot.autoconfigure;
 
 import dev.outbox.api.Outbox;
+import dev.outbox.worker.OutboxWorker;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.util.ClassUtils;
 
 /**
  * Binds the outbox's meters to the application's {@code MeterRegistry} (Boot's, with actuator),
- * with the names the relay service uses. Micrometer stays optional: this class is the only one that
+ * with the names the relay service uses (the worker's: those of outbox-worker). Micrometer stays optional: this class is the only one that
  * names it, and it is loaded only when Micrometer is on the class path.
  */
 final class OutboxMeters {
@@ -22,11 +24,25 @@ final class OutboxMeters {
         return MICROMETER ? Registry.bind(builder, beans) : builder;
     }
 
+    /** Gives {@code builder} the context's one {@code MeterRegistry}, if Micrometer is present and there is one. */
+    static OutboxWorker.Builder bind(OutboxWorker.Builder builder, BeanFactory beans) {
+        return MICROMETER ? Registry.bind(builder, beans) : builder;
+    }
+
     /** Names {@code MeterRegistry}: loaded only behind the class-path check. */
     private static final class Registry {
         static Outbox.Builder bind(Outbox.Builder builder, BeanFactory beans) {
-            MeterRegistry registry = beans.getBeanProvider(MeterRegistry.class).getIfUnique();
+            MeterRegistry registry = of(beans);
             return registry == null ? builder : builder.meterRegistry(registry);
+        }
+
+        static OutboxWorker.Builder bind(OutboxWorker.Builder builder, BeanFactory beans) {
+            MeterRegistry registry = of(beans);
+            return registry == null ? builder : builder.meterRegistry(registry);
+        }
+
+        private static @Nullable MeterRegistry of(BeanFactory beans) {
+            return beans.getBeanProvider(MeterRegistry.class).getIfUnique();
         }
     }
 }

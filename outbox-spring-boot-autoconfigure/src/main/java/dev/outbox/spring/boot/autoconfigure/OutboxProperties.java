@@ -2,7 +2,11 @@ package dev.outbox.spring.boot.autoconfigure;
 
 import dev.outbox.api.Outbox;
 import dev.outbox.flyway.OutboxTables;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -28,6 +32,8 @@ public class OutboxProperties {
     private boolean notifications = true;
 
     private final Flyway flyway = new Flyway();
+
+    private final Worker worker = new Worker();
 
     public String getSchema() {
         return schema;
@@ -71,6 +77,10 @@ public class OutboxProperties {
 
     public Flyway getFlyway() {
         return flyway;
+    }
+
+    public Worker getWorker() {
+        return worker;
     }
 
     /**
@@ -118,6 +128,134 @@ public class OutboxProperties {
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+    }
+
+    /**
+     * {@code outbox.worker.*}: the worker that runs the {@link OutboxJobHandler} beans. The broker is
+     * Boot's {@code spring.rabbitmq.*} unless {@code outbox.worker.uri} names another.
+     */
+    public static class Worker {
+
+        /** Whether the worker runs when there are handler beans. */
+        private boolean enabled = true;
+
+        /** Whether the worker starts with the context (off: start the OutboxWorkerLifecycle bean yourself). */
+        private boolean autoStartup = true;
+
+        /**
+         * The broker as an AMQP URI ({@code amqp://user:password@host:5672/%2F}, {@code amqps://} for
+         * TLS); when set, the worker ignores {@code spring.rabbitmq.*}.
+         */
+        private @Nullable String uri;
+
+        /** Handler threads of each queue without a setting of its own in {@code outbox.worker.queues}. */
+        private int concurrency = dev.outbox.worker.QueueSettings.DEFAULT_CONCURRENCY;
+
+        /** Unacknowledged messages of each queue without a setting of its own in {@code outbox.worker.queues}. */
+        private int prefetch = dev.outbox.worker.QueueSettings.DEFAULT_PREFETCH;
+
+        /** Settings of single queues, by queue name ({@code outbox.worker.queues.emails.prefetch=200}). */
+        private Map<String, Queue> queues = new LinkedHashMap<>();
+
+        /**
+         * How long the shutdown waits for running jobs before it marks them {@code worker_died}; must be
+         * shorter than {@code spring.lifecycle.timeout-per-shutdown-phase}. Default: that timeout less
+         * 5 s (less half of it when it is under 10 s), the time left to write the outcomes and close.
+         */
+        private @Nullable Duration shutdownGrace;
+
+        /** The name of the worker's AMQP connection and threads. */
+        private String name = "outbox-worker";
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public boolean isAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+
+        public @Nullable String getUri() {
+            return uri;
+        }
+
+        public void setUri(@Nullable String uri) {
+            this.uri = uri;
+        }
+
+        public int getConcurrency() {
+            return concurrency;
+        }
+
+        public void setConcurrency(int concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public int getPrefetch() {
+            return prefetch;
+        }
+
+        public void setPrefetch(int prefetch) {
+            this.prefetch = prefetch;
+        }
+
+        public Map<String, Queue> getQueues() {
+            return queues;
+        }
+
+        public void setQueues(Map<String, Queue> queues) {
+            this.queues = queues;
+        }
+
+        public @Nullable Duration getShutdownGrace() {
+            return shutdownGrace;
+        }
+
+        public void setShutdownGrace(@Nullable Duration shutdownGrace) {
+            this.shutdownGrace = shutdownGrace;
+        }
+
+        public String getName() {
+            return name;
+        }
+
+        public void setName(String name) {
+            this.name = name;
+        }
+    }
+
+    /** {@code outbox.worker.queues.<queue>.*}: one queue's settings; an unset one is the worker's. */
+    public static class Queue {
+
+        /** Handler threads of this queue, 1..1000. */
+        private @Nullable Integer concurrency;
+
+        /** Unacknowledged messages of this queue, 1..65535, at least its concurrency. */
+        private @Nullable Integer prefetch;
+
+        public @Nullable Integer getConcurrency() {
+            return concurrency;
+        }
+
+        public void setConcurrency(@Nullable Integer concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public @Nullable Integer getPrefetch() {
+            return prefetch;
+        }
+
+        public void setPrefetch(@Nullable Integer prefetch) {
+            this.prefetch = prefetch;
         }
     }
 }

@@ -6,9 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.outbox.api.EventType;
 import dev.outbox.api.Outbox;
 import dev.outbox.testing.PostgresSchemaExtension;
-import dev.outbox.testing.TestPostgres;
-import java.util.ArrayList;
-import java.util.List;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
@@ -16,7 +13,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -91,18 +87,7 @@ class OutboxAutoConfigurationIT {
     }
 
     static ConfigurableApplicationContext start(Class<?> app, String... extra) {
-        TestPostgres pg = db.server();
-        List<String> properties = new ArrayList<>(List.of(
-                "spring.datasource.url=" + pg.jdbcUrl() + (pg.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + db.schema(),
-                "spring.datasource.username=" + pg.user(),
-                "spring.datasource.password=" + pg.password(),
-                "spring.flyway.default-schema=" + db.schema(),
-                "spring.flyway.schemas=" + db.schema(),
-                "spring.main.banner-mode=off",
-                "outbox.schema=" + db.schema()));
-        properties.addAll(List.of(extra));
-        return new SpringApplicationBuilder(app).web(org.springframework.boot.WebApplicationType.NONE)
-                .properties(properties.toArray(String[]::new)).run();
+        return BootApps.start(db, app, extra);
     }
 
     @BeforeAll

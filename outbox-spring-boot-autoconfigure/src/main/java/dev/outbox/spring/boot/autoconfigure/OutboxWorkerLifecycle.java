@@ -1,0 +1,76 @@
+package dev.outbox.spring.boot.autoconfigure;
+
+import dev.outbox.worker.OutboxWorker;
+import java.util.Objects;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Starts an {@link OutboxWorker} with the application context and stops it gracefully with it.
+ *
+ * <p>The phase is {@link #PHASE}, that of Spring AMQP's listener containers: the worker starts after
+ * the web server and the other lifecycle beans and stops before them, and every phase ends before
+ * the context destroys its beans (the {@code DataSource} among them). The stop runs the worker's
+ * {@link OutboxWorker#close()} off the caller's thread, as the context's shutdown phases expect: it
+ * stops consuming, waits {@code outbox.worker.shutdown-grace} for running jobs (shorter than
+ * {@code spring.lifecycle.timeout-per-shutdown-phase}), marks those still running
+ * {@code worker_died} and closes the connection. A worker is started once: a context stopped and
+ * started again does not restart it.
+ */
+public final class OutboxWorkerLifecycle implements SmartLifecycle {
+
+    /** The phase of the worker: {@link SmartLifecycle#DEFAULT_PHASE}, started last and stopped first. */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE;
+
+    private final OutboxWorker worker;
+    private final boolean autoStartup;
+    private volatile boolean running;
+
+    /** Starts and stops {@code worker}; with the context when {@code autoStartup}. */
+    public OutboxWorkerLifecycle(OutboxWorker worker, boolean autoStartup) {
+        this.worker = Objects.requireNonNull(worker, "worker");
+        this.autoStartup = autoStartup;
+    }
+
+    /** Connects and starts consuming; see {@link OutboxWorker#start()}. */
+    @Override
+    public void start() {
+        worker.start();
+        running = true;
+    }
+
+    @Override
+    public void stop() {
+        try {
+            worker.close();
+        } finally {
+            running = false;
+        }
+    }
+
+    @Override
+    public void stop(Runnable callback) {
+        Thread closing = new Thread(() -> {
+            try {
+                stop();
+            } finally {
+                callback.run();
+            }
+        }, "outbox-worker-stop");
+        closing.start();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return autoStartup;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.outbox.spring.boot.autoconfigure;
+
+import dev.outbox.testing.PostgresSchemaExtension;
+import dev.outbox.testing.TestPostgres;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** Starts a real Boot application on a test class's schema: Boot's DataSource, Flyway and jOOQ there, and ours. */
+final class BootApps {
+
+    private BootApps() {}
+
+    static ConfigurableApplicationContext start(PostgresSchemaExtension db, Class<?> app, String... extra) {
+        TestPostgres pg = db.server();
+        List<String> properties = new ArrayList<>(List.of(
+                "spring.datasource.url=" + pg.jdbcUrl() + (pg.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + db.schema(),
+                "spring.datasource.username=" + pg.user(),
+                "spring.datasource.password=" + pg.password(),
+                "spring.flyway.default-schema=" + db.schema(),
+                "spring.flyway.schemas=" + db.schema(),
+                "spring.main.banner-mode=off",
+                "outbox.schema=" + db.schema()));
+        properties.addAll(List.of(extra));
+        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE).properties(properties.toArray(String[]::new)).run();
+    }
+}

@@ -1,0 +1,203 @@
+package dev.outbox.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.outbox.api.EventType;
+import dev.outbox.api.Outbox;
+import dev.outbox.delivery.amqp.AmqpAddress;
+import dev.outbox.relay.OutboxRelay;
+import dev.outbox.relay.RetrySchedule;
+import dev.outbox.relay.Route;
+import dev.outbox.relay.Routes;
+import dev.outbox.testing.PostgresSchemaExtension;
+import dev.outbox.testing.RabbitExtension;
+import dev.outbox.worker.RetryableOutboxException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The worker of the handler beans in a real Boot application, on the real PostgreSQL and RabbitMQ,
+ * connected through Boot's {@code spring.rabbitmq.*}: an event recorded in a Spring transaction,
+ * dispatched by one pass of the real relay, is run and completed by the bean; a retryable failure
+ * retries; a shutdown during a job ends within the context's shutdown phase and marks the job
+ * {@code worker_died}, as the worker's own shutdown does.
+ */
+class OutboxWorkerIT {
+
+    @RegisterExtension
+    static final PostgresSchemaExtension db = PostgresSchemaExtension.empty();
+
+    @RegisterExtension
+    static final RabbitExtension rabbit = new RabbitExtension();
+
+    static final String CONFIRMATIONS = rabbit.queue("confirmations");
+    static final String SLOW = rabbit.queue("slow");
+
+    @EventType("worker.order.placed")
+    record OrderPlaced(String orderId) {}
+
+    /** Fails its first call with a retryable error, then succeeds. */
+    static final class Mailer {
+        final AtomicInteger calls = new AtomicInteger();
+        final List<String> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        void send(OrderPlaced order) {
+            if (order.orderId().startsWith("flaky") && calls.incrementAndGet() == 1) {
+                throw new RetryableOutboxException("mail server unavailable");
+            }
+            sent.add(order.orderId());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class JobService {
+        @Bean
+        Mailer mailer() {
+            return new Mailer();
+        }
+
+        // snippet:spring-boot-handler
+        @Bean
+        OutboxJobHandler<OrderPlaced> sendConfirmation(Mailer mailer) {
+            return OutboxJobHandler.of("send-confirmation", OrderPlaced.class, CONFIRMATIONS,
+                    (order, context) -> mailer.send(order));
+        }
+        // end-snippet
+    }
+
+    /** A handler that holds its job until released, for the shutdown. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class SlowJobService {
+        static final CountDownLatch started = new CountDownLatch(1);
+        static final CountDownLatch release = new CountDownLatch(1);
+
+        @Bean
+        OutboxJobHandler<OrderPlaced> slowJob() {
+            return OutboxJobHandler.of("slow-job", OrderPlaced.class, SLOW, (order, context) -> {
+                started.countDown();
+                release.await(60, TimeUnit.SECONDS);
+            });
+        }
+    }
+
+    /** Boot's own keys for the test broker: the worker reads them, not a URI of ours. */
+    private static String[] withBroker(String... extra) {
+        AmqpAddress broker = AmqpAddress.parse(rabbit.uri(), "test broker");
+        List<String> properties = new java.util.ArrayList<>(List.of(
+                "spring.rabbitmq.host=" + broker.host(),
+                "spring.rabbitmq.port=" + broker.port(),
+                "spring.rabbitmq.username=" + broker.username(),
+                "spring.rabbitmq.password=" + broker.password(),
+                "spring.rabbitmq.virtual-host=" + broker.virtualHost()));
+        properties.addAll(List.of(extra));
+        return properties.toArray(String[]::new);
+    }
+
+    private static void record(ConfigurableApplicationContext context, String orderId) {
+        DSLContext dsl = context.getBean(DSLContext.class);
+        Outbox outbox = context.getBean(Outbox.class);
+        new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+                .executeWithoutResult(status -> outbox.record(dsl, new OrderPlaced(orderId)));
+    }
+
+    /** One pass of the real relay: routes the recorded events and dispatches the ready deliveries. */
+    private static void relayOnce() {
+        try (OutboxRelay relay = OutboxRelay.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
+                .routes(Routes.builder()
+                        .route("worker.order.placed", Route.job("send-confirmation", CONFIRMATIONS, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                        .route("worker.order.placed", Route.job("slow-job", SLOW, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                        .build())
+                .notifications(false)
+                .build()) {
+            relay.runOnce();
+        }
+    }
+
+    /** Status, attempts and failure reason of the delivery of {@code orderId}'s event for {@code jobType}. */
+    private static Record delivery(String orderId, String jobType) {
+        return DSL.using(db.dataSource(), SQLDialect.POSTGRES).fetchOne("select d.status::text as status, d.attempts, d.failure_reason from "
+                + db.schema() + ".outbox_deliveries d join " + db.schema() + ".outbox_events e on e.id = d.event_id"
+                + " where e.payload->>'orderId' = ? and d.job_type = ?", orderId, jobType);
+    }
+
+    private static String status(String orderId, String jobType) {
+        Record row = delivery(orderId, jobType);
+        return row == null ? "none" : row.get("status", String.class);
+    }
+
+    @Test
+    void aHandlerBeanRunsAndCompletesTheJobOfARecordedEvent() {
+        try (ConfigurableApplicationContext context = BootApps.start(db, JobService.class, withBroker())) {
+            assertThat(context.getBean(OutboxWorkerLifecycle.class).isRunning()).isTrue();
+            record(context, "o-1");
+            relayOnce();
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> status("o-1", "send-confirmation").equals("completed"));
+            assertThat(context.getBean(Mailer.class).sent).containsExactly("o-1");
+            assertThat(delivery("o-1", "send-confirmation").get("attempts", Integer.class)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aRetryableFailureOfTheHandlerBeanRetriesWithTheNextDelay() {
+        try (ConfigurableApplicationContext context = BootApps.start(db, JobService.class, withBroker())) {
+            record(context, "flaky-1");
+            relayOnce();
+            await().atMost(Duration.ofSeconds(20)).until(() -> status("flaky-1", "send-confirmation").equals("pending"));
+            assertThat(delivery("flaky-1", "send-confirmation").get("attempts", Integer.class)).isEqualTo(1);
+
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(300)).until(() -> {
+                relayOnce(); // the retry is dispatched once its delay of 1 s has passed
+                return status("flaky-1", "send-confirmation").equals("completed");
+            });
+            assertThat(delivery("flaky-1", "send-confirmation").get("attempts", Integer.class)).isEqualTo(2);
+            assertThat(context.getBean(Mailer.class).calls).hasValue(2); // the failed call and the retry
+            assertThat(context.getBean(Mailer.class).sent).containsExactly("flaky-1");
+        }
+    }
+
+    @Test
+    void aShutdownDuringAJobEndsWithinTheShutdownPhaseAndMarksTheJobWorkerDied() throws Exception {
+        ConfigurableApplicationContext context = BootApps.start(db, SlowJobService.class,
+                withBroker("spring.lifecycle.timeout-per-shutdown-phase=4s"));
+        try {
+            record(context, "o-slow");
+            relayOnce();
+            assertThat(SlowJobService.started.await(20, TimeUnit.SECONDS)).isTrue();
+
+            long start = System.nanoTime();
+            context.close();
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+            // grace: 4 s less half of it; the job is marked before the phase ends and the DataSource closes
+            assertThat(took).isBetween(Duration.ofMillis(1_900), Duration.ofSeconds(4));
+            Record row = delivery("o-slow", "slow-job");
+            assertThat(row.get("status", String.class)).isEqualTo("failed");
+            assertThat(row.get("failure_reason", String.class)).isEqualTo("worker_died");
+        } finally {
+            SlowJobService.release.countDown();
+            context.close();
+        }
+    }
+}
