@@ -1,0 +1,91 @@
+package dev.outbox.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.rabbitmq.client.ConnectionFactory;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+/** The worker's broker from Boot's {@code spring.rabbitmq.*} keys, with Boot's defaults, unless {@code outbox.worker.uri} is set. */
+class WorkerConnectionTest {
+
+    private static Binder binder(Map<String, String> properties) {
+        return new Binder(new MapConfigurationPropertySource(properties));
+    }
+
+    @Test
+    void withoutSettingsConnectsWhereBootsRabbitDefaultsPoint() {
+        ConnectionFactory factory = WorkerConnection.of(null, binder(Map.of()));
+
+        assertThat(factory.getHost()).isEqualTo("localhost");
+        assertThat(factory.getPort()).isEqualTo(5672);
+        assertThat(factory.getUsername()).isEqualTo("guest");
+        assertThat(factory.getVirtualHost()).isEqualTo("/");
+        assertThat(factory.isSSL()).isFalse();
+        assertThat(factory.isAutomaticRecoveryEnabled()).isTrue();
+    }
+
+    @Test
+    void readsHostPortCredentialsAndVirtualHostFromSpringRabbitmq() {
+        ConnectionFactory factory = WorkerConnection.of(null, binder(Map.of(
+                "spring.rabbitmq.host", "rabbit.internal",
+                "spring.rabbitmq.port", "5673",
+                "spring.rabbitmq.username", "jobs",
+                "spring.rabbitmq.password", "s3cret",
+                "spring.rabbitmq.virtual-host", "orders")));
+
+        assertThat(factory.getHost()).isEqualTo("rabbit.internal");
+        assertThat(factory.getPort()).isEqualTo(5673);
+        assertThat(factory.getUsername()).isEqualTo("jobs");
+        assertThat(factory.getPassword()).isEqualTo("s3cret");
+        assertThat(factory.getVirtualHost()).isEqualTo("orders");
+    }
+
+    @Test
+    void sslEnabledUsesTlsOnBootsTlsPort() {
+        ConnectionFactory factory = WorkerConnection.of(null, binder(Map.of("spring.rabbitmq.ssl.enabled", "true")));
+
+        assertThat(factory.isSSL()).isTrue();
+        assertThat(factory.getPort()).isEqualTo(5671);
+    }
+
+    @Test
+    void oneAddressInSpringRabbitmqAddressesWinsOverHostAndPort() {
+        ConnectionFactory factory = WorkerConnection.of(null, binder(Map.of(
+                "spring.rabbitmq.host", "ignored",
+                "spring.rabbitmq.addresses", "amqp://jobs:s3cret@rabbit-1:5680/orders")));
+
+        assertThat(factory.getHost()).isEqualTo("rabbit-1");
+        assertThat(factory.getPort()).isEqualTo(5680);
+        assertThat(factory.getUsername()).isEqualTo("jobs");
+        assertThat(factory.getVirtualHost()).isEqualTo("orders");
+    }
+
+    @Test
+    void severalAddressesFailNamingTheProperty() {
+        assertThatThrownBy(() -> WorkerConnection.of(null, binder(Map.of("spring.rabbitmq.addresses", "rabbit-1:5672,rabbit-2:5672"))))
+                .hasMessageStartingWith("spring.rabbitmq.addresses: the outbox worker connects to one broker address, got 2");
+    }
+
+    @Test
+    void outboxWorkerUriOverridesSpringRabbitmq() {
+        ConnectionFactory factory = WorkerConnection.of("amqps://w:p@other-broker/jobs", binder(Map.of(
+                "spring.rabbitmq.host", "rabbit.internal", "spring.rabbitmq.username", "jobs")));
+
+        assertThat(factory.getHost()).isEqualTo("other-broker");
+        assertThat(factory.getPort()).isEqualTo(5671);
+        assertThat(factory.getUsername()).isEqualTo("w");
+        assertThat(factory.getVirtualHost()).isEqualTo("jobs");
+        assertThat(factory.isSSL()).isTrue();
+    }
+
+    @Test
+    void aBadOutboxWorkerUriFailsNamingThePropertyWithoutRepeatingIt() {
+        assertThatThrownBy(() -> WorkerConnection.of("http://user:secret@host", binder(Map.of())))
+                .hasMessageStartingWith("outbox.worker.uri: must start with amqp://")
+                .hasMessageNotContaining("secret");
+    }
+}
