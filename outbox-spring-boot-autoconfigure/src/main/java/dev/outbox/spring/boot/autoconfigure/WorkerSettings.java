@@ -51,7 +51,7 @@ final class WorkerSettings {
         }
         for (String queue : settings.getQueues().keySet()) {
             if (!queues.containsKey(queue)) {
-                throw new IllegalArgumentException("outbox.worker.queues." + queue + ": no handler bean reads queue '" + queue
+                throw new IllegalArgumentException(queueProperty(queue) + ": no handler bean reads queue '" + queue
                         + "' (the handler beans read " + queues.keySet() + ")");
             }
         }
@@ -66,7 +66,7 @@ final class WorkerSettings {
     /** The settings of {@code queue}: its own in {@code outbox.worker.queues}, else the worker's. */
     static QueueSettings queueSettings(OutboxProperties.Worker settings, String queue) {
         OutboxProperties.Queue own = settings.getQueues().get(queue);
-        String ownPrefix = "outbox.worker.queues." + queue + ".";
+        String ownPrefix = queueProperty(queue) + ".";
         boolean ownConcurrency = own != null && own.getConcurrency() != null;
         boolean ownPrefetch = own != null && own.getPrefetch() != null;
         String concurrencyProperty = ownConcurrency ? ownPrefix + "concurrency" : "outbox.worker.concurrency";
@@ -81,6 +81,11 @@ final class WorkerSettings {
                     .replace("QueueSettings.prefetch", prefetchProperty).replace("the concurrency", concurrencyProperty);
             throw new IllegalArgumentException(message, e);
         }
+    }
+
+    /** {@code outbox.worker.queues.emails}, or {@code outbox.worker.queues[Jobs.Mail]} for a name Boot keeps only in brackets. */
+    static String queueProperty(String queue) {
+        return "outbox.worker.queues" + (queue.matches("[a-z0-9][a-z0-9-]*") ? "." + queue : "[" + queue + "]");
     }
 
     /**

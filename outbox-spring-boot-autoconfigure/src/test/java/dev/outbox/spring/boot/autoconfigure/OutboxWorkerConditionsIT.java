@@ -45,6 +45,16 @@ class OutboxWorkerConditionsIT {
     }
 
     @Configuration(proxyBeanMethods = false)
+    static class HandlerOfADottedQueue {
+        static final String QUEUE = rabbit.queue("Jobs.Mail");
+
+        @Bean
+        OutboxJobHandler<OrderPlaced> mail() {
+            return OutboxJobHandler.of("mail", OrderPlaced.class, QUEUE, (order, context) -> {});
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
     static class TwoHandlersForOneJobType {
         @Bean
         OutboxJobHandler<OrderPlaced> sendConfirmation() {
@@ -139,6 +149,14 @@ class OutboxWorkerConditionsIT {
                 .withPropertyValues("outbox.worker.queues." + EMAILS + ".prefetch=5", "outbox.worker.concurrency=10").run(context ->
                         assertThat(context).getFailure().hasStackTraceContaining(
                                 "outbox.worker.queues." + EMAILS + ".prefetch (5) must be at least outbox.worker.concurrency (10)"));
+    }
+
+    @Test
+    void aQueueNameWithDotsAndCapitalsIsSetInBracketsAndNamedSoInErrors() {
+        String queue = HandlerOfADottedQueue.QUEUE;
+        runner.withUserConfiguration(HandlerOfADottedQueue.class).withPropertyValues("outbox.worker.queues[" + queue + "].prefetch=-5")
+                .run(context -> assertThat(context).getFailure().hasStackTraceContaining(
+                        "outbox.worker.queues[" + queue + "].prefetch must be 1..65535, got -5"));
     }
 
     @Test

@@ -52,6 +52,10 @@ class OutboxWorkerIT {
     @EventType("worker.order.placed")
     record OrderPlaced(String orderId) {}
 
+    /** An event of its own for the slow job, so that the other tests' events never reach it. */
+    @EventType("worker.report.requested")
+    record ReportRequested(String orderId) {}
+
     /** Fails its first call with a retryable error, then succeeds. */
     static final class Mailer {
         final AtomicInteger calls = new AtomicInteger();
@@ -90,8 +94,8 @@ class OutboxWorkerIT {
         static final CountDownLatch release = new CountDownLatch(1);
 
         @Bean
-        OutboxJobHandler<OrderPlaced> slowJob() {
-            return OutboxJobHandler.of("slow-job", OrderPlaced.class, SLOW, (order, context) -> {
+        OutboxJobHandler<ReportRequested> slowJob() {
+            return OutboxJobHandler.of("slow-job", ReportRequested.class, SLOW, (report, context) -> {
                 started.countDown();
                 release.await(60, TimeUnit.SECONDS);
             });
@@ -111,11 +115,11 @@ class OutboxWorkerIT {
         return properties.toArray(String[]::new);
     }
 
-    private static void record(ConfigurableApplicationContext context, String orderId) {
+    private static void record(ConfigurableApplicationContext context, Object event) {
         DSLContext dsl = context.getBean(DSLContext.class);
         Outbox outbox = context.getBean(Outbox.class);
         new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
-                .executeWithoutResult(status -> outbox.record(dsl, new OrderPlaced(orderId)));
+                .executeWithoutResult(status -> outbox.record(dsl, event));
     }
 
     /** One pass of the real relay: routes the recorded events and dispatches the ready deliveries. */
@@ -126,7 +130,7 @@ class OutboxWorkerIT {
                 .tables(db.tables())
                 .routes(Routes.builder()
                         .route("worker.order.placed", Route.job("send-confirmation", CONFIRMATIONS, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
-                        .route("worker.order.placed", Route.job("slow-job", SLOW, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                        .route("worker.report.requested", Route.job("slow-job", SLOW, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
                         .build())
                 .notifications(false)
                 .build()) {
@@ -150,7 +154,7 @@ class OutboxWorkerIT {
     void aHandlerBeanRunsAndCompletesTheJobOfARecordedEvent() {
         try (ConfigurableApplicationContext context = BootApps.start(db, JobService.class, withBroker())) {
             assertThat(context.getBean(OutboxWorkerLifecycle.class).isRunning()).isTrue();
-            record(context, "o-1");
+            record(context, new OrderPlaced("o-1"));
             relayOnce();
 
             await().atMost(Duration.ofSeconds(20)).until(() -> status("o-1", "send-confirmation").equals("completed"));
@@ -162,7 +166,7 @@ class OutboxWorkerIT {
     @Test
     void aRetryableFailureOfTheHandlerBeanRetriesWithTheNextDelay() {
         try (ConfigurableApplicationContext context = BootApps.start(db, JobService.class, withBroker())) {
-            record(context, "flaky-1");
+            record(context, new OrderPlaced("flaky-1"));
             relayOnce();
             await().atMost(Duration.ofSeconds(20)).until(() -> status("flaky-1", "send-confirmation").equals("pending"));
             assertThat(delivery("flaky-1", "send-confirmation").get("attempts", Integer.class)).isEqualTo(1);
@@ -182,7 +186,7 @@ class OutboxWorkerIT {
         ConfigurableApplicationContext context = BootApps.start(db, SlowJobService.class,
                 withBroker("spring.lifecycle.timeout-per-shutdown-phase=4s"));
         try {
-            record(context, "o-slow");
+            record(context, new ReportRequested("o-slow"));
             relayOnce();
             assertThat(SlowJobService.started.await(20, TimeUnit.SECONDS)).isTrue();
 
