@@ -17,6 +17,7 @@ import java.util.UUID;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.SortField;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
@@ -106,12 +107,21 @@ public final class OperatorTransitions {
 
     /** Up to {@code limit} blocked keys, the oldest failure first (read from {@code failed_idx}). */
     public List<BlockedKey> blockedKeys(DSLContext ctx, int limit) {
+        return blocked(ctx, limit, OUTBOX_DELIVERIES.FAILED_AT.asc(), OUTBOX_DELIVERIES.ID.asc());
+    }
+
+    /** Up to {@code limit} blocked keys, the newest failure first (read from {@code failed_idx}): what a watch for new blocks reads. */
+    public List<BlockedKey> newestBlockedKeys(DSLContext ctx, int limit) {
+        return blocked(ctx, limit, OUTBOX_DELIVERIES.FAILED_AT.desc(), OUTBOX_DELIVERIES.ID.desc());
+    }
+
+    private List<BlockedKey> blocked(DSLContext ctx, int limit, SortField<?>... order) {
         return planned(ctx)
                 .select(OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ORDERING_KEY, OUTBOX_DELIVERIES.ID,
                         OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.FAILURE_REASON, OUTBOX_DELIVERIES.FAILED_AT)
                 .from(OUTBOX_DELIVERIES)
                 .where(BLOCKING_HEAD)
-                .orderBy(OUTBOX_DELIVERIES.FAILED_AT, OUTBOX_DELIVERIES.ID)
+                .orderBy(order)
                 .limit(limit)
                 .fetch(r -> new BlockedKey(r.value1(), r.value2(), r.value3(), r.value4(), r.value5(), r.value6(), r.value7()));
     }

@@ -6,6 +6,7 @@ import dev.outbox.api.Outbox;
 import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.delivery.amqp.AmqpFactories;
 import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.internal.GaugeQueries;
 import dev.outbox.relay.internal.MicrometerRelayMeters;
 import dev.outbox.relay.internal.OutboxTablesCheck;
 import dev.outbox.relay.internal.RelayEngine;
@@ -393,7 +394,8 @@ public final class OutboxRelay implements AutoCloseable {
             };
             // Micrometer's classes are loaded only here, when a registry was given
             RelayMeters meters = meterRegistry == null ? RelayMeters.NONE
-                    : MicrometerRelayMeters.register(meterRegistry, ds, tables, clock, queues(routes), gaugeInterval);
+                    : MicrometerRelayMeters.register(meterRegistry, ds, tables, clock, queues(routes), orderedRoutes(routes),
+                            gaugeInterval);
             return new OutboxRelay(new RelaySettings(ds, amqp, routes, tables, clock, routeBatchSize, dispatchBatchSize, timeoutBatchSize,
                     maxInFlight, maxQueueDepth, confirmTimeout, queueType, notifyChannel, pollOnly, sleep, listen, wakeupLinger, meters));
         }
@@ -405,6 +407,18 @@ public final class OutboxRelay implements AutoCloseable {
                 queues.add(route instanceof JobRoute job ? job.queue() : ((PublishRoute) route).exchange());
             }
             return queues;
+        }
+
+        /** The ordered routes, as the blocked-key gauge names them. */
+        private static Set<GaugeQueries.BlockedRoute> orderedRoutes(Routes routes) {
+            Set<GaugeQueries.BlockedRoute> ordered = new java.util.LinkedHashSet<>();
+            for (Route route : routes.all()) {
+                if (route.ordering() != Ordering.UNORDERED) {
+                    ordered.add(route instanceof JobRoute job ? new GaugeQueries.BlockedRoute(job.jobType(), job.queue())
+                            : new GaugeQueries.BlockedRoute(((PublishRoute) route).name(), ((PublishRoute) route).exchange()));
+                }
+            }
+            return ordered;
         }
 
         private static void range(String field, int value, int max) {

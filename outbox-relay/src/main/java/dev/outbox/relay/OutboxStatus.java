@@ -1,5 +1,6 @@
 package dev.outbox.relay;
 
+import dev.outbox.delivery.LogText;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.internal.OutboxTablesCheck;
 import dev.outbox.relay.internal.StatusQueries;
@@ -15,8 +16,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The current state of an outbox, read without changing anything: deliveries per queue and status,
- * the age of the oldest ready pending delivery, unrouted events and failures by reason. Holds no
- * payloads and no ids.
+ * the age of the oldest ready pending delivery, unrouted events, failures by reason and the keys
+ * blocked on ordered routes. Holds no payloads and no ids.
  *
  * <pre>{@code
  * System.out.print(OutboxStatus.read(dataSource, OutboxTables.defaults(), Clock.systemUTC()).toTable());
@@ -26,12 +27,37 @@ import org.jspecify.annotations.Nullable;
  * @param queues one row per queue, by name
  * @param unroutedEvents events not routed yet (no route, or not reached yet)
  * @param failuresByReason failed deliveries per failure reason, by reason
+ * @param blockedKeys the keys blocked on ordered routes (docs/ordering.md), one row per route that has any, by route
  */
-public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, Map<String, Long> failuresByReason) {
+public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, Map<String, Long> failuresByReason,
+        List<BlockedRoute> blockedKeys) {
 
     public OutboxStatus {
         queues = List.copyOf(queues);
         failuresByReason = Map.copyOf(new TreeMap<>(failuresByReason));
+        blockedKeys = List.copyOf(blockedKeys);
+    }
+
+    /** A status without blocked keys (as read before ordered routes existed). */
+    public OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, Map<String, Long> failuresByReason) {
+        this(at, queues, unroutedEvents, failuresByReason, List.of());
+    }
+
+    /**
+     * The keys blocked on one ordered route: their heads failed for good under the policy
+     * {@code block} and no operator has skipped them (the relay jar's {@code blocked} commands list them).
+     *
+     * @param route the route's job type (for a publish route, its name)
+     * @param queue the route's queue (for a publish route, its exchange)
+     * @param keys how many keys are blocked
+     * @param oldestKey the key blocked longest
+     * @param oldestAge how long {@code oldestKey} has been blocked (since its head failed)
+     */
+    public record BlockedRoute(String route, String queue, long keys, String oldestKey, Duration oldestAge) {}
+
+    /** The blocked keys over all ordered routes. */
+    public long blockedKeyCount() {
+        return blockedKeys.stream().mapToLong(BlockedRoute::keys).sum();
     }
 
     /**
@@ -98,6 +124,17 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
             total += e.getValue();
         }
         out.append(String.format(reasonFormat, "total", total));
+        out.append('\n');
+        out.append("blocked keys: ").append(blockedKeyCount()).append('\n');
+        if (!blockedKeys.isEmpty()) {
+            int routeWidth = Math.max(5, blockedKeys.stream().mapToInt(b -> b.route().length()).max().orElse(0));
+            int queueWidth = Math.max(5, blockedKeys.stream().mapToInt(b -> b.queue().length()).max().orElse(0));
+            String blockedFormat = "%-" + routeWidth + "s %-" + queueWidth + "s %10s %12s %s%n";
+            out.append(String.format(blockedFormat, "route", "queue", "keys", "oldest age", "oldest key"));
+            for (BlockedRoute b : blockedKeys) {
+                out.append(String.format(blockedFormat, b.route(), b.queue(), b.keys(), age(b.oldestAge()), LogText.of(b.oldestKey())));
+            }
+        }
         return out.toString();
     }
 

@@ -59,7 +59,7 @@ class DashboardSeriesIT {
                 .routes(Routes.builder()
                         .route("order.placed", Route.job("confirm", jobs, List.of(), Duration.ofSeconds(60)),
                                 Route.job("remind", jobs, List.of(), Duration.ofSeconds(60)))
-                        .route("order.cancelled", Route.job("refund", gone, List.of(), Duration.ofSeconds(60)))
+                        .route("order.cancelled", Route.job("refund", gone, List.of(), Duration.ofSeconds(60)).ordered())
                         .route("invoice.sent", Route.publish("copy", exchange, "", List.of(), Duration.ofSeconds(60)))
                         .build())
                 .build()) {

@@ -241,7 +241,8 @@ public final class RelayCommand implements Callable<Integer> {
 
     /** Prints the current state as a table; changes nothing. */
     @Command(name = "status", mixinStandardHelpOptions = true,
-            description = "Print deliveries per queue and status, the oldest ready delivery, unrouted events and failures by reason.")
+            description = "Print deliveries per queue and status, the oldest ready delivery, unrouted events, failures by reason"
+                    + " and blocked keys.")
     static final class StatusRun implements Callable<Integer> {
 
         @ParentCommand

@@ -27,6 +27,16 @@ final class StatusJson {
         m.put("unroutedEvents", status.unroutedEvents());
         m.put("failuresByReason", status.failuresByReason());
         m.put("oldestReadySeconds", status.oldestReady().map(d -> d.toMillis() / 1000.0).orElse(null));
+        m.put("blockedKeys", status.blockedKeyCount());
+        m.put("blockedKeysByRoute", status.blockedKeys().stream().map(b -> {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("route", b.route());
+            row.put("queue", b.queue());
+            row.put("keys", b.keys());
+            row.put("oldestKey", b.oldestKey());
+            row.put("oldestAgeSeconds", b.oldestAge().toMillis() / 1000.0);
+            return row;
+        }).toList());
         return m;
     }
 }

@@ -109,6 +109,27 @@ class BlockedCommandIT {
     }
 
     @Test
+    void statusCountsTheBlockedKeysPerRouteWithTheOldest() throws Exception {
+        Run table = run("status");
+        assertThat(table.exitCode()).as(table.err()).isZero();
+        assertThat(table.out()).contains("blocked keys: 2").containsPattern("track +tracking +2 +\\d+s [AB]");
+
+        JsonNode json = run("status", "--json").json();
+        assertThat(json.get("blockedKeys").asLong()).isEqualTo(2);
+        JsonNode route = json.get("blockedKeysByRoute").get(0);
+        assertThat(route.get("route").asText()).isEqualTo("track");
+        assertThat(route.get("queue").asText()).isEqualTo("tracking");
+        assertThat(route.get("keys").asLong()).isEqualTo(2);
+        assertThat(route.get("oldestKey").asText()).isIn("A", "B");
+        assertThat(route.get("oldestAgeSeconds").asDouble()).isGreaterThanOrEqualTo(0);
+
+        assertThat(run("blocked", "skip", "--all").exitCode()).isZero();
+        JsonNode after = run("status", "--json").json();
+        assertThat(after.get("blockedKeys").asLong()).isZero();
+        assertThat(after.get("blockedKeysByRoute")).isEmpty();
+    }
+
+    @Test
     void listsTheBlockedKeysWithTheirHeadAsATableAndAsJson() throws Exception {
         Run table = run("blocked", "list");
         assertThat(table.exitCode()).as(table.err()).isZero();

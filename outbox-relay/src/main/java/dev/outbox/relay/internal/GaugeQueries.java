@@ -3,6 +3,7 @@ package dev.outbox.relay.internal;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
+import dev.outbox.delivery.OperatorTransitions;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
@@ -39,9 +40,14 @@ public final class GaugeQueries {
     /**
      * What the gauges show: per queue, the pending deliveries among the {@link #CAP} that became
      * available first ({@code pendingCapped} when there were more); unrouted events (at most the
-     * cap); failed deliveries per reason among the cap most recent failures.
+     * cap); failed deliveries per reason among the cap most recent failures; blocked keys per
+     * ordered route among the cap most recent blocked heads.
      */
-    public record Snapshot(Map<String, Queue> queues, boolean pendingCapped, long unrouted, Map<String, Long> failed) {}
+    public record Snapshot(Map<String, Queue> queues, boolean pendingCapped, long unrouted, Map<String, Long> failed,
+            Map<BlockedRoute, Long> blocked) {}
+
+    /** An ordered route, as the blocked-key gauge names it: its job type (a publish route's name) and queue (exchange). */
+    public record BlockedRoute(String route, String queue) {}
 
     public static Snapshot read(DataSource dataSource, OutboxTables tables, Instant at) {
         OffsetDateTime now = at.atOffset(ZoneOffset.UTC);
@@ -83,7 +89,21 @@ public final class GaugeQueries {
             for (var r : ctx.select(reason, DSL.count()).from(failures).groupBy(reason).fetch()) {
                 failed.put(r.value1() == null ? "unknown" : r.value1(), r.value2().longValue());
             }
-            return new Snapshot(queues, sampled >= CAP, unrouted, failed);
+            // the failed index again, for the blocked heads among the newest failures
+            Table<?> heads = ctx.select(OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ORDERING_KEY)
+                    .from(OUTBOX_DELIVERIES)
+                    .where(OperatorTransitions.BLOCKING_HEAD)
+                    .orderBy(OUTBOX_DELIVERIES.FAILED_AT.desc())
+                    .limit(DSL.inline(CAP))
+                    .asTable("b");
+            Field<String> route = heads.field(OUTBOX_DELIVERIES.JOB_TYPE);
+            Field<String> routeQueue = heads.field(OUTBOX_DELIVERIES.QUEUE_NAME);
+            Map<BlockedRoute, Long> blocked = new LinkedHashMap<>();
+            for (var r : ctx.select(route, routeQueue, DSL.countDistinct(heads.field(OUTBOX_DELIVERIES.ORDERING_KEY))).from(heads)
+                    .groupBy(route, routeQueue).fetch()) {
+                blocked.put(new BlockedRoute(r.value1(), r.value2()), r.value3().longValue());
+            }
+            return new Snapshot(queues, sampled >= CAP, unrouted, failed, blocked);
         });
     }
 }

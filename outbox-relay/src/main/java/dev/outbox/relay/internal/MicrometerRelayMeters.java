@@ -51,12 +51,13 @@ public final class MicrometerRelayMeters implements RelayMeters {
     private final Map<String, QueueGauges> queueGauges = new ConcurrentHashMap<>();
     private final Map<String, QueueBackpressure> backpressure = new ConcurrentHashMap<>();
     private final Map<String, Value> failedGauges = new ConcurrentHashMap<>();
+    private final Map<GaugeQueries.BlockedRoute, Value> blockedGauges = new ConcurrentHashMap<>();
     private final Value unrouted;
     private final ScheduledExecutorService reader;
     private volatile boolean readFailing;
 
     private MicrometerRelayMeters(MeterRegistry registry, DataSource dataSource, OutboxTables tables, Clock clock, Set<String> queues,
-            Duration interval) {
+            Set<GaugeQueries.BlockedRoute> orderedRoutes, Duration interval) {
         this.registry = registry;
         this.dataSource = dataSource;
         this.tables = tables;
@@ -73,6 +74,9 @@ public final class MicrometerRelayMeters implements RelayMeters {
         for (FailureReason reason : FailureReason.values()) {
             failedGauge(reason.code());
         }
+        for (GaugeQueries.BlockedRoute route : orderedRoutes) {
+            blockedGauge(route);
+        }
         this.reader = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "outbox-relay-gauges");
             t.setDaemon(true);
@@ -81,10 +85,13 @@ public final class MicrometerRelayMeters implements RelayMeters {
         reader.scheduleWithFixedDelay(this::readGauges, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Registers the relay's meters in {@code registry}; the gauges are of the deliveries in {@code tables}, read every {@code interval}. */
+    /**
+     * Registers the relay's meters in {@code registry}; the gauges are of the deliveries in {@code tables}, read every {@code interval}.
+     * The blocked-key gauge is there from the start for each of {@code orderedRoutes}.
+     */
     public static RelayMeters register(MeterRegistry registry, DataSource dataSource, OutboxTables tables, Clock clock, Set<String> queues,
-            Duration interval) {
-        return new MicrometerRelayMeters(registry, dataSource, tables, clock, queues, interval);
+            Set<GaugeQueries.BlockedRoute> orderedRoutes, Duration interval) {
+        return new MicrometerRelayMeters(registry, dataSource, tables, clock, queues, orderedRoutes, interval);
     }
 
     @Override
@@ -247,6 +254,7 @@ public final class MicrometerRelayMeters implements RelayMeters {
             readFailing = true;
             queueGauges.values().forEach(QueueGauges::unknown);
             failedGauges.values().forEach(Value::unknown);
+            blockedGauges.values().forEach(Value::unknown);
             unrouted.unknown();
             return;
         }
@@ -256,6 +264,8 @@ public final class MicrometerRelayMeters implements RelayMeters {
         queueGauges.forEach((queue, g) -> g.set(s.queues().get(queue)));
         s.failed().keySet().forEach(this::failedGauge);
         failedGauges.forEach((reason, v) -> v.set(s.failed().getOrDefault(reason, 0L)));
+        s.blocked().keySet().forEach(this::blockedGauge);
+        blockedGauges.forEach((route, v) -> v.set(s.blocked().getOrDefault(route, 0L)));
     }
 
     private Counter counter(String name, String description, String key, @Nullable String secondTag) {
@@ -286,6 +296,16 @@ public final class MicrometerRelayMeters implements RelayMeters {
             Value v = new Value();
             Gauge.builder("outbox.relay.deliveries.failed", v, Value::get).description("failed deliveries by reason, counted up to "
                     + GaugeQueries.CAP).tag("reason", r).register(registry);
+            return v;
+        });
+    }
+
+    private Value blockedGauge(GaugeQueries.BlockedRoute route) {
+        return blockedGauges.computeIfAbsent(route, r -> {
+            Value v = new Value();
+            Gauge.builder("outbox.relay.keys.blocked", v, Value::get).description("keys blocked on an ordered route (their heads failed for"
+                    + " good, policy block, not skipped), counted among the " + GaugeQueries.CAP + " newest blocked heads")
+                    .tag("route", r.route()).tag("queue", r.queue()).register(registry);
             return v;
         });
     }

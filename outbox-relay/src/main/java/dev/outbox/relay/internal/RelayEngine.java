@@ -5,6 +5,7 @@ import dev.outbox.delivery.DeliveryLog;
 import dev.outbox.delivery.FailureReason;
 import dev.outbox.delivery.LogDigest;
 import dev.outbox.delivery.LogText;
+import dev.outbox.delivery.OperatorTransitions;
 import dev.outbox.delivery.Outage;
 import dev.outbox.delivery.PlannedDsl;
 import dev.outbox.delivery.RelayTransitions;
@@ -13,6 +14,7 @@ import dev.outbox.delivery.RouteKind;
 import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.JobRoute;
+import dev.outbox.relay.Ordering;
 import dev.outbox.relay.PassResult;
 import dev.outbox.relay.RelayException;
 import dev.outbox.relay.RelayLoggers;
@@ -83,6 +85,11 @@ public final class RelayEngine implements AutoCloseable {
      */
     static final Duration FIRST_FOLLOW_UP = Duration.ofMillis(10);
 
+    /** How many of the newest blocked heads each sweep reads for {@link #warnBlocked}. */
+    static final int BLOCKED_READ = 100;
+    /** How many warned blocked heads the relay remembers. */
+    static final int BLOCKED_WARNED = 10_000;
+
     private final RelaySettings settings;
     private final DataSource dataSource;
     private final Configuration planned;
@@ -96,6 +103,15 @@ public final class RelayEngine implements AutoCloseable {
     private final UnroutedWarnings unroutedWarnings = new UnroutedWarnings();
     /** Whether the relay said that events without an ordering key reached an ordered route. */
     private volatile boolean unkeyedWarned;
+    /** The reader of blocked keys, when some route is ordered; null otherwise. */
+    private final @Nullable OperatorTransitions blockedKeys;
+    /** The blocked heads this relay has warned about, by delivery id, the oldest forgotten first past {@link #BLOCKED_WARNED}. */
+    private final Set<UUID> blockedWarned = java.util.Collections.newSetFromMap(new java.util.LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<UUID, Boolean> eldest) {
+            return size() > BLOCKED_WARNED;
+        }
+    });
     /** Timeouts, refusals and holds counted per queue, and final failures bounded per interval. */
     private final LogDigest digest = new LogDigest(log);
     private final QueueDepths depths;
@@ -141,6 +157,8 @@ public final class RelayEngine implements AutoCloseable {
             }
         }
         this.publishRoutes = publishing;
+        this.blockedKeys = settings.routes().all().stream().anyMatch(r -> r.ordering() != Ordering.UNORDERED)
+                ? new OperatorTransitions(settings.tables(), settings.clock()) : null;
         this.depths = new QueueDepths(settings.maxQueueDepth(), jobQueues, System::nanoTime, new QueueDepths.Listener() {
             @Override
             public void held(String queue, long depth, int maxDepth) {
@@ -369,7 +387,28 @@ public final class RelayEngine implements AutoCloseable {
             tally.timedOut += timedOut.size();
             meters.timedOut(timedOut);
             if (timedOut.size() < settings.timeoutBatchSize()) {
-                return;
+                break;
+            }
+        }
+        warnBlocked();
+    }
+
+    /**
+     * With ordered routes: one WARNING for each key newly blocked on a route, read with the sweep
+     * (the {@link #BLOCKED_READ} newest blocked heads, through {@code failed_idx}). Each relay warns
+     * once per head it sees; a head requeued and blocked again is a new failure and warned again.
+     */
+    private void warnBlocked() {
+        if (blockedKeys == null) {
+            return;
+        }
+        List<OperatorTransitions.BlockedKey> newest = inTransaction(tx -> blockedKeys.newestBlockedKeys(tx, BLOCKED_READ));
+        for (int i = newest.size() - 1; i >= 0; i--) { // the oldest first
+            OperatorTransitions.BlockedKey b = newest.get(i);
+            if (blockedWarned.add(b.deliveryId())) {
+                log.warn("key {} is blocked on route {} (queue {}): its head, delivery {} of event {}, failed for good ({}); nothing else of"
+                        + " the key goes until an operator runs 'blocked requeue' or 'blocked skip'", LogText.of(b.orderingKey()),
+                        LogText.of(b.jobType()), LogText.of(b.queue()), b.deliveryId(), b.eventId(), LogText.of(b.failureReason()));
             }
         }
     }

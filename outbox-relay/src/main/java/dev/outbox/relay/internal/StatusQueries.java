@@ -3,6 +3,7 @@ package dev.outbox.relay.internal;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
+import dev.outbox.delivery.OperatorTransitions;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.OutboxStatus;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
@@ -62,7 +63,21 @@ public final class StatusQueries {
                     .fetch()) {
                 failures.put(r.value1() == null ? "unknown" : r.value1(), r.value2().longValue());
             }
-            return new OutboxStatus(at, queues, unrouted, failures);
+            List<OutboxStatus.BlockedRoute> blocked = new ArrayList<>();
+            Field<Integer> keys = DSL.countDistinct(OUTBOX_DELIVERIES.ORDERING_KEY).as("keys");
+            Field<OffsetDateTime> oldestBlocked = DSL.min(OUTBOX_DELIVERIES.FAILED_AT).as("oldest_blocked");
+            Field<String> oldestKey = DSL.arrayGet(DSL.arrayAgg(OUTBOX_DELIVERIES.ORDERING_KEY)
+                    .orderBy(OUTBOX_DELIVERIES.FAILED_AT, OUTBOX_DELIVERIES.ID), 1).as("oldest_key");
+            for (var r : ctx.select(OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, keys, oldestBlocked, oldestKey)
+                    .from(OUTBOX_DELIVERIES)
+                    .where(OperatorTransitions.BLOCKING_HEAD)
+                    .groupBy(OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME)
+                    .orderBy(OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME)
+                    .fetch()) {
+                blocked.add(new OutboxStatus.BlockedRoute(r.value1(), r.value2(), r.value3(), r.value5(),
+                        Duration.between(r.value4().toInstant(), at)));
+            }
+            return new OutboxStatus(at, queues, unrouted, failures, blocked);
         });
     }
 
