@@ -6,7 +6,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
@@ -41,10 +43,14 @@ public final class OutboxMigrations {
     public static final String LOCATION = "classpath:db/outbox";
     /** The opt-in inbox table of idempotent consumers. */
     public static final String INBOX_LOCATION = "classpath:db/outbox-inbox";
+    /** The optional roles script, one role per component ({@link OutboxRoles}, docs/roles.md). */
+    public static final String ROLES_LOCATION = "classpath:db/outbox-roles";
     /** The history table of {@link #LOCATION}. */
     public static final String HISTORY_TABLE = "outbox_flyway_history";
     /** The history table of {@link #INBOX_LOCATION}. */
     public static final String INBOX_HISTORY_TABLE = "outbox_inbox_flyway_history";
+    /** The history table of {@link #ROLES_LOCATION}. */
+    public static final String ROLES_HISTORY_TABLE = "outbox_roles_flyway_history";
 
     private OutboxMigrations() {}
 
@@ -56,6 +62,28 @@ public final class OutboxMigrations {
     /** Like {@link #configure}, for the inbox table. */
     public static FluentConfiguration configureInbox(FluentConfiguration configuration, OutboxTables tables) {
         return configure(configuration, tables, INBOX_LOCATION, INBOX_HISTORY_TABLE);
+    }
+
+    /**
+     * Sets location, placeholders (of the tables and the roles), schema and history table of the
+     * roles script on {@code configuration}: for applications that drive Flyway themselves.
+     */
+    public static FluentConfiguration configureRoles(FluentConfiguration configuration, OutboxTables tables, OutboxRoles roles) {
+        Map<String, String> placeholders = new LinkedHashMap<>(tables.placeholders());
+        placeholders.putAll(roles.placeholders());
+        return configure(configuration, tables, ROLES_LOCATION, ROLES_HISTORY_TABLE).placeholders(placeholders);
+    }
+
+    /**
+     * Creates the roles of {@code roles} when missing and grants each the privileges its component
+     * needs on the tables of {@code tables} (docs/roles.md). Run it as the migration owner (the
+     * owner of the tables), after {@link #migrate} (and {@link #migrateInbox}, for the inbox's
+     * grants); creating a role needs CREATEROLE, so create them beforehand where the owner has none.
+     * The script is a repeatable migration: Flyway runs it again when it changes with a new version,
+     * and it leaves each role with exactly its grants.
+     */
+    public static MigrateResult migrateRoles(DataSource dataSource, OutboxTables tables, OutboxRoles roles) {
+        return configureRoles(Flyway.configure().dataSource(dataSource), tables, roles).load().migrate();
     }
 
     /**

@@ -4,6 +4,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.admin.Retention;
+import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.DatabaseUnavailableException;
@@ -74,7 +75,8 @@ public final class RelayCommand implements Callable<Integer> {
 
     /** Runs the command line and returns the exit code. */
     static int run(String[] args, Map<String, String> env, PrintWriter out, PrintWriter err) {
-        CommandLine cli = new CommandLine(new RelayCommand(env));
+        RelayCommand command = new RelayCommand(env);
+        CommandLine cli = new CommandLine(command);
         cli.setOut(out);
         cli.setErr(err);
         cli.setParameterExceptionHandler((e, arguments) -> {
@@ -90,7 +92,7 @@ public final class RelayCommand implements Callable<Integer> {
                 err.println("outbox-relay: " + e.getMessage());
                 return FATAL;
             }
-            err.println("outbox-relay: " + describe(e));
+            err.println("outbox-relay: " + describe(e, command.role()));
             return FATAL;
         });
         return cli.execute(args);
@@ -103,6 +105,15 @@ public final class RelayCommand implements Callable<Integer> {
 
     ServiceSettings settings() {
         return ServiceSettings.load(env, config);
+    }
+
+    /** The database role the commands log in as, for the message of a refused privilege; null when the settings cannot say. */
+    @Nullable String role() {
+        try {
+            return settings().jdbcRole();
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /** One pass, or passes until SIGTERM/SIGINT with {@code --loop}. */
@@ -264,7 +275,7 @@ public final class RelayCommand implements Callable<Integer> {
                 try {
                     status = OutboxStatus.read(dataSource, tables, Clock.systemUTC());
                 } catch (org.jooq.exception.DataAccessException e) {
-                    throw new RelayException("database error (" + describe(e) + ")", e);
+                    throw new RelayException("database error (" + describe(e, s.jdbcRole()) + ")", e);
                 }
                 if (json) {
                     AdminCommands.json(spec.commandLine().getOut(), StatusJson.of(status));
@@ -298,7 +309,7 @@ public final class RelayCommand implements Callable<Integer> {
                 try {
                     result = OutboxMigrations.migrate(dataSource, tables);
                 } catch (RuntimeException e) {
-                    throw new RelayException("migration failed (" + describe(e) + ")", e);
+                    throw new RelayException("migration failed (" + describe(e, s.jdbcRole()) + ")", e);
                 }
                 spec.commandLine().getOut().println("applied " + result.migrationsExecuted + " migration(s) to schema " + tables.schema());
                 spec.commandLine().getOut().flush();
@@ -369,6 +380,11 @@ public final class RelayCommand implements Callable<Integer> {
      * {@link SQLException} among them: external messages may hold secrets or data, never printed.
      */
     static String describe(Throwable e) {
+        return describe(e, null);
+    }
+
+    /** Like {@link #describe(Throwable)}; a refused privilege (SQL state 42501) names {@code role} and what it may not do. */
+    static String describe(Throwable e, @Nullable String role) {
         Throwable t = e;
         String sqlState = null;
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
@@ -379,7 +395,11 @@ public final class RelayCommand implements Callable<Integer> {
             }
         }
         String classes = t == e ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + t.getClass().getSimpleName();
-        return sqlState == null ? classes : classes + ", SQL state " + sqlState + hint(sqlState);
+        if (sqlState == null) {
+            return classes;
+        }
+        return classes + ", SQL state " + sqlState
+                + (DatabaseOutages.INSUFFICIENT_PRIVILEGE.equals(sqlState) ? DatabaseOutages.hint(e, role) : hint(sqlState));
     }
 
     /** What the SQL states an operator meets at start-up mean, in the terms of the settings. */
@@ -387,7 +407,6 @@ public final class RelayCommand implements Callable<Integer> {
         return switch (sqlState) {
             case "28P01", "28000" -> ": the login was refused, check OUTBOX_JDBC_USER and OUTBOX_JDBC_PASSWORD";
             case "3D000" -> ": the database named in OUTBOX_JDBC_URL does not exist";
-            case "42501" -> ": the database user lacks a privilege (on the schema or the outbox tables)";
             case "42P01" -> ": the outbox tables are missing in OUTBOX_SCHEMA (run migrate, or check the table settings)";
             default -> "";
         };

@@ -321,6 +321,24 @@ final class ServiceSettings {
         return get(JDBC_USER);
     }
 
+    /**
+     * The role the service logs in as: {@value #JDBC_USER}, else the {@code user} of {@value #JDBC_URL},
+     * else the driver's default (the operating system's user name); null when the URL cannot be read.
+     */
+    @Nullable String jdbcRole() {
+        String user = jdbcUser();
+        if (user != null) {
+            return user;
+        }
+        String url = get(JDBC_URL);
+        Properties parsed = url == null ? null : org.postgresql.Driver.parseURL(url, null);
+        if (parsed == null) {
+            return null;
+        }
+        String fromUrl = parsed.getProperty("user");
+        return fromUrl != null && !fromUrl.isEmpty() ? fromUrl : System.getProperty("user.name");
+    }
+
     @Nullable String jdbcPassword() {
         return get(JDBC_PASSWORD);
     }

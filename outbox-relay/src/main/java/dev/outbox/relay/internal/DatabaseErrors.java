@@ -3,6 +3,8 @@ package dev.outbox.relay.internal;
 import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.RelayException;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The relay's exceptions for database errors: a {@link DatabaseUnavailableException} for an outage,
@@ -19,8 +21,20 @@ final class DatabaseErrors {
      * driver's message.
      */
     static RelayException classify(Throwable e) {
+        return classify(e, null);
+    }
+
+    /**
+     * Like {@link #classify(Throwable)}; a refused privilege (42501) names the role of a connection of
+     * {@code dataSource} ({@link DatabaseOutages#hint(Throwable, String)}).
+     */
+    static RelayException classify(Throwable e, @Nullable DataSource dataSource) {
         String detail = DatabaseOutages.describe(e);
-        return DatabaseOutages.isTransient(e) ? new DatabaseUnavailableException("database unavailable (" + detail + ")", e)
-                : new RelayException("database error (" + detail + ")" + DatabaseOutages.hint(DatabaseOutages.sqlState(e)), e);
+        if (DatabaseOutages.isTransient(e)) {
+            return new DatabaseUnavailableException("database unavailable (" + detail + ")", e);
+        }
+        String role = dataSource != null && DatabaseOutages.INSUFFICIENT_PRIVILEGE.equals(DatabaseOutages.sqlState(e))
+                ? DatabaseOutages.currentRole(dataSource) : null;
+        return new RelayException("database error (" + detail + ")" + DatabaseOutages.hint(e, role), e);
     }
 }

@@ -74,7 +74,7 @@ public final class OutboxTablesCheck {
                         + " OutboxMigrations.migrate) before this relay", null);
             }
         } catch (SQLException e) {
-            throw DatabaseErrors.classify(e);
+            throw DatabaseErrors.classify(e, dataSource);
         }
     }
 

@@ -275,7 +275,7 @@ public final class RelayEngine implements AutoCloseable {
                 sweep(tally);
             }
         } catch (DataAccessException e) {
-            throw DatabaseErrors.classify(e);
+            throw DatabaseErrors.classify(e, dataSource);
         } finally {
             if (routing != null) {
                 finishRouting(routing, tally);
@@ -496,7 +496,7 @@ public final class RelayEngine implements AutoCloseable {
             digest.flushIfDue();
             return read(ctx -> transitions.workWaiting(ctx, held));
         } catch (DataAccessException e) {
-            throw DatabaseErrors.classify(e);
+            throw DatabaseErrors.classify(e, dataSource);
         }
     }
 
@@ -539,7 +539,7 @@ public final class RelayEngine implements AutoCloseable {
         } catch (DataAccessException e) {
             // the database is gone as the relay stops: those dispatches stay dispatched and time out into a retry (T4)
             log.warn("could not settle {} dispatch(es) in flight as the relay stopped ({}); they are retried after their timeout",
-                    left, DatabaseErrors.classify(e).getMessage());
+                    left, DatabaseErrors.classify(e, dataSource).getMessage());
         }
     }
 

@@ -81,7 +81,8 @@ public final class WorkerEngine {
         } catch (RuntimeException e) {
             closed.set(true);
             throw new OutboxException("the worker cannot read the outbox tables " + settings.tables() + " (" + e.getClass().getName()
-                    + DatabaseOutages.hint(DatabaseOutages.sqlState(e)) + "); are the migrations applied and the table names right?", e);
+                    + DatabaseOutages.hint(e, DatabaseOutages.INSUFFICIENT_PRIVILEGE.equals(DatabaseOutages.sqlState(e))
+                    ? DatabaseOutages.currentRole(settings.dsl()) : null) + "); are the migrations applied and the table names right?", e);
         }
         processor.prepareReading();
         try {
