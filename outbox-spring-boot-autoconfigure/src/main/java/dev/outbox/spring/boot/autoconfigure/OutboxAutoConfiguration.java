@@ -2,8 +2,10 @@ package dev.outbox.spring.boot.autoconfigure;
 
 import dev.outbox.api.EventSerializer;
 import dev.outbox.api.Outbox;
+import dev.outbox.spring.OutboxEventListener;
 import dev.outbox.worker.OutboxWorker;
 import javax.sql.DataSource;
+import org.jooq.DSLContext;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -22,7 +24,8 @@ import org.springframework.core.env.Environment;
  * The outbox in a Spring Boot application: an {@link Outbox} bean, to record with Boot's
  * {@code DSLContext} inside {@code @Transactional} methods, and the outbox migrations
  * ({@link OutboxMigrationsInitializer}, unless {@code outbox.flyway.enabled=false}), and the worker of
- * the {@link OutboxJobHandler} beans ({@link OutboxWorkerLifecycle}). Every bean backs
+ * the {@link OutboxJobHandler} beans ({@link OutboxWorkerLifecycle}), and the listener that records
+ * Spring application events of {@code @OutboxEvent} classes ({@link OutboxEventListener}). Every bean backs
  * off when the application declares its own. The classes that moved between Boot 3.5 and 4.0 are
  * named by both names.
  */
@@ -45,6 +48,22 @@ public class OutboxAutoConfiguration {
     @ConditionalOnMissingBean
     public Outbox outbox(OutboxProperties properties, BeanFactory beans) {
         return properties.applyTo(OutboxMeters.bind(Outbox.builder(), beans)).build();
+    }
+
+    /**
+     * Records the application events of {@code @OutboxEvent} classes, published inside a transaction,
+     * through the {@link Outbox} on Boot's {@code DSLContext}; none with {@code outbox.events.enabled=false}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBean(DSLContext.class)
+    @ConditionalOnProperty(prefix = "outbox.events", name = "enabled", matchIfMissing = true)
+    static class Events {
+
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxEventListener outboxEventListener(Outbox outbox, DSLContext dsl) {
+            return new OutboxEventListener(outbox, dsl);
+        }
     }
 
     /** The outbox migrations, as a database initializer. */

@@ -35,6 +35,8 @@ public class OutboxProperties {
 
     private final Worker worker = new Worker();
 
+    private final Events events = new Events();
+
     public String getSchema() {
         return schema;
     }
@@ -83,6 +85,10 @@ public class OutboxProperties {
         return worker;
     }
 
+    public Events getEvents() {
+        return events;
+    }
+
     /**
      * The tables these properties name.
      *
@@ -119,6 +125,24 @@ public class OutboxProperties {
         /**
          * Whether the outbox migrations run at startup (after the application's own Flyway migrations,
          * with their own history table). Off for teams that copy the SQL into their own migrations.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** {@code outbox.events.*}: Spring application events of {@code @OutboxEvent} classes. */
+    public static class Events {
+
+        /**
+         * Whether an application event of an {@code @OutboxEvent} class, published inside a
+         * transaction, is recorded in the outbox in that transaction.
          */
         private boolean enabled = true;
 

@@ -4,6 +4,8 @@ import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.TestPostgres;
 import java.util.ArrayList;
 import java.util.List;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -25,5 +27,10 @@ final class BootApps {
                 "outbox.schema=" + db.schema()));
         properties.addAll(List.of(extra));
         return new SpringApplicationBuilder(app).web(WebApplicationType.NONE).properties(properties.toArray(String[]::new)).run();
+    }
+
+    /** The rows of {@code table} in the test class's schema that match {@code condition}, read outside the application. */
+    static int count(PostgresSchemaExtension db, String table, String condition) {
+        return DSL.using(db.dataSource(), SQLDialect.POSTGRES).fetchCount(DSL.table(DSL.name(db.schema(), table)), DSL.condition(condition));
     }
 }

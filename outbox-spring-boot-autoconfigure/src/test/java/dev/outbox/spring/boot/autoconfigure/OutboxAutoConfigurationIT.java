@@ -107,7 +107,7 @@ class OutboxAutoConfigurationIT {
     }
 
     private static int count(String table, String condition) {
-        return plain().fetchCount(DSL.table(DSL.name(db.schema(), table)), DSL.condition(condition));
+        return BootApps.count(db, table, condition);
     }
 
     @Test
