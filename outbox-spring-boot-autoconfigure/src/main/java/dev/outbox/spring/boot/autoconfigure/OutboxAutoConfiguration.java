@@ -14,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -52,10 +53,11 @@ public class OutboxAutoConfiguration {
 
     /**
      * Records the application events of {@code @OutboxEvent} classes, published inside a transaction,
-     * through the {@link Outbox} on Boot's {@code DSLContext}; none with {@code outbox.events.enabled=false}.
+     * through the {@link Outbox} on Boot's {@code DSLContext}; none with {@code outbox.events.enabled=false},
+     * nor without one {@code DSLContext} to record with.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean(DSLContext.class)
+    @ConditionalOnSingleCandidate(DSLContext.class)
     @ConditionalOnProperty(prefix = "outbox.events", name = "enabled", matchIfMissing = true)
     static class Events {
 

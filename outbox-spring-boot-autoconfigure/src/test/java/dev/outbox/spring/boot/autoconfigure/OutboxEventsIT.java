@@ -12,12 +12,15 @@ import dev.outbox.spring.OutboxEventListener;
 import dev.outbox.testing.PostgresSchemaExtension;
 import java.util.UUID;
 import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -84,6 +87,14 @@ class OutboxEventsIT {
         @Override
         public UUID eventId() {
             return id;
+        }
+    }
+
+    @OutboxEvent("order.noted")
+    record EmptyKey(String orderId) implements OutboxEventDetails {
+        @Override
+        public String orderingKey() {
+            return "";
         }
     }
 
@@ -208,6 +219,14 @@ class OutboxEventsIT {
     }
 
     @Test
+    void refusesABadOrderingKeyNamingTheClass() {
+        assertThatThrownBy(() -> context.getBean(Orders.class).publish(new EmptyKey("e-empty-key")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(EmptyKey.class.getName() + ": NewEvent.orderingKey must be 1..255 characters, got 0");
+        assertThat(events("e-empty-key")).isZero();
+    }
+
+    @Test
     void refusesABlankTypeNamingTheClass() {
         assertThatThrownBy(() -> context.getBean(Orders.class).publish(new BlankType("e-blank")))
                 .isInstanceOf(OutboxException.class)
@@ -264,6 +283,15 @@ class OutboxEventsIT {
             assertThat(count("orders", "id = 'e-disabled'")).isEqualTo(1);
             assertThat(events("e-disabled")).isZero();
         }
+    }
+
+    @Test
+    void noListenerWithTwoDslContextsAndNoPrimary() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(OutboxAutoConfiguration.class))
+                .withBean("one", DSLContext.class, () -> DSL.using(SQLDialect.POSTGRES))
+                .withBean("two", DSLContext.class, () -> DSL.using(SQLDialect.POSTGRES))
+                .run(twoContexts -> assertThat(twoContexts).hasNotFailed().doesNotHaveBean(OutboxEventListener.class));
     }
 
     @Test
