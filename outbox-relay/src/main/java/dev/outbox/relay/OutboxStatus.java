@@ -7,6 +7,7 @@ import dev.outbox.relay.internal.StatusQueries;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -86,6 +87,46 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
     /** The oldest ready pending delivery's wait over all queues, when there is one. */
     public Optional<Duration> oldestReady() {
         return queues.stream().map(Queue::oldestReady).filter(d -> d != null).max(Duration::compareTo);
+    }
+
+    /**
+     * The status as nested maps, lists, strings and numbers, durations in seconds: what the relay jar's
+     * {@code status --json} prints and the Spring Boot actuator's {@code outbox} endpoint shows. Keys
+     * keep their order; {@code oldestReadySeconds} is null when no delivery is ready.
+     */
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("at", at.toString());
+        m.put("queues", queues.stream().map(q -> {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("name", q.name());
+            row.put("pending", q.pending());
+            row.put("readyPending", q.readyPending());
+            row.put("dispatched", q.dispatched());
+            row.put("waitingForWorker", q.waitingForWorker());
+            row.put("completed", q.completed());
+            row.put("failed", q.failed());
+            row.put("oldestReadySeconds", seconds(q.oldestReady()));
+            return row;
+        }).toList());
+        m.put("unroutedEvents", unroutedEvents);
+        m.put("failuresByReason", new LinkedHashMap<>(new TreeMap<>(failuresByReason)));
+        m.put("oldestReadySeconds", seconds(oldestReady().orElse(null)));
+        m.put("blockedKeys", blockedKeyCount());
+        m.put("blockedKeysByRoute", blockedKeys.stream().map(b -> {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("route", b.route());
+            row.put("queue", b.queue());
+            row.put("keys", b.keys());
+            row.put("oldestKey", b.oldestKey());
+            row.put("oldestAgeSeconds", seconds(b.oldestAge()));
+            return row;
+        }).toList());
+        return m;
+    }
+
+    private static @Nullable Double seconds(@Nullable Duration d) {
+        return d == null ? null : d.toMillis() / 1000.0;
     }
 
     /** Plain-text tables for a terminal; empty tables print zeros. */

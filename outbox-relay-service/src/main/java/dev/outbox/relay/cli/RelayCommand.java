@@ -278,7 +278,7 @@ public final class RelayCommand implements Callable<Integer> {
                     throw new RelayException("database error (" + describe(e, s.jdbcRole()) + ")", e);
                 }
                 if (json) {
-                    AdminCommands.json(spec.commandLine().getOut(), StatusJson.of(status));
+                    AdminCommands.json(spec.commandLine().getOut(), status.toMap());
                 } else {
                     spec.commandLine().getOut().print(status.toTable());
                 }
