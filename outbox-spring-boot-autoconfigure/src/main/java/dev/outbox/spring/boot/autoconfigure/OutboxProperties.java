@@ -37,6 +37,10 @@ public class OutboxProperties {
 
     private final Events events = new Events();
 
+    private final Health health = new Health();
+
+    private final Endpoint endpoint = new Endpoint();
+
     public String getSchema() {
         return schema;
     }
@@ -89,6 +93,14 @@ public class OutboxProperties {
         return events;
     }
 
+    public Health getHealth() {
+        return health;
+    }
+
+    public Endpoint getEndpoint() {
+        return endpoint;
+    }
+
     /**
      * The tables these properties name.
      *
@@ -116,6 +128,39 @@ public class OutboxProperties {
             return with.apply(value);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(property + " = '" + value + "' is not valid: " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code outbox.health.*}: the actuator's {@code outbox} health. */
+    public static class Health {
+
+        /**
+         * How long the oldest ready pending delivery may wait before the health is down: past it, no
+         * relay dispatches, or the relays do not keep up.
+         */
+        private Duration backlogAgeThreshold = Duration.ofMinutes(5);
+
+        public Duration getBacklogAgeThreshold() {
+            return backlogAgeThreshold;
+        }
+
+        public void setBacklogAgeThreshold(Duration backlogAgeThreshold) {
+            this.backlogAgeThreshold = backlogAgeThreshold;
+        }
+    }
+
+    /** {@code outbox.endpoint.*}: the actuator's {@code outbox} endpoint. */
+    public static class Endpoint {
+
+        /** Whether the endpoint has its write operation (requeue of failed deliveries); read only when false. */
+        private boolean writeEnabled;
+
+        public boolean isWriteEnabled() {
+            return writeEnabled;
+        }
+
+        public void setWriteEnabled(boolean writeEnabled) {
+            this.writeEnabled = writeEnabled;
         }
     }
 

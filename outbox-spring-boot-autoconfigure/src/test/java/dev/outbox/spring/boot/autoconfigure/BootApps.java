@@ -16,6 +16,17 @@ final class BootApps {
     private BootApps() {}
 
     static ConfigurableApplicationContext start(PostgresSchemaExtension db, Class<?> app, String... extra) {
+        return start(db, app, WebApplicationType.NONE, extra);
+    }
+
+    /** With a servlet web server on a free port ({@code local.server.port}), for the actuator over HTTP. */
+    static ConfigurableApplicationContext startWeb(PostgresSchemaExtension db, Class<?> app, String... extra) {
+        List<String> properties = new ArrayList<>(List.of("server.port=0", "server.address=127.0.0.1"));
+        properties.addAll(List.of(extra));
+        return start(db, app, WebApplicationType.SERVLET, properties.toArray(String[]::new));
+    }
+
+    private static ConfigurableApplicationContext start(PostgresSchemaExtension db, Class<?> app, WebApplicationType web, String... extra) {
         TestPostgres pg = db.server();
         List<String> properties = new ArrayList<>(List.of(
                 "spring.datasource.url=" + pg.jdbcUrl() + (pg.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + db.schema(),
@@ -26,7 +37,7 @@ final class BootApps {
                 "spring.main.banner-mode=off",
                 "outbox.schema=" + db.schema()));
         properties.addAll(List.of(extra));
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE).properties(properties.toArray(String[]::new)).run();
+        return new SpringApplicationBuilder(app).web(web).properties(properties.toArray(String[]::new)).run();
     }
 
     /** The rows of {@code table} in the test class's schema that match {@code condition}, read outside the application. */
