@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.relay.OutboxStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
+import dev.outbox.testing.RabbitExtension;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,9 @@ class OutboxActuatorConditionsIT {
     @RegisterExtension
     static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
 
+    @RegisterExtension
+    static final RabbitExtension rabbit = new RabbitExtension();
+
     /** The auto-configurations of the jars on the class path: Boot 3.5's indicator is another module's. */
     private static AutoConfigurations ours() {
         List<Class<?>> classes = new ArrayList<>(List.of(OutboxAutoConfiguration.class, OutboxHealthAutoConfiguration.class,
@@ -52,7 +56,7 @@ class OutboxActuatorConditionsIT {
     static class OneHandler {
         @Bean
         OutboxJobHandler<OrderPlaced> sendConfirmation() {
-            return OutboxJobHandler.of("send-confirmation", OrderPlaced.class, "actuator-emails", (order, context) -> {});
+            return OutboxJobHandler.of("send-confirmation", OrderPlaced.class, rabbit.queue("actuator-emails"), (order, context) -> {});
         }
     }
 
@@ -153,6 +157,20 @@ class OutboxActuatorConditionsIT {
             assertThat(health.details()).containsOnlyKeys("backlog", "worker");
             assertThat(part(health, "worker")).containsEntry("status", "DOWN").containsEntry("running", false);
             assertThat(part(health, "backlog")).containsEntry("status", "UP");
+        });
+    }
+
+    @Test
+    void aRunningWorkerIsUpAndAStoppedOneDown() {
+        runner.withUserConfiguration(OneHandler.class).withPropertyValues("outbox.worker.auto-startup=true").run(context -> {
+            OutboxHealth health = context.getBean(OutboxHealth.class);
+            assertThat(part(health.check(), "worker")).containsEntry("status", "UP").containsEntry("running", true);
+            assertThat(health.check().up()).isTrue();
+
+            context.getBean(OutboxWorkerLifecycle.class).stop();
+
+            assertThat(part(health.check(), "worker")).containsEntry("status", "DOWN").containsEntry("running", false);
+            assertThat(health.check().up()).isFalse();
         });
     }
 
