@@ -98,7 +98,7 @@ public class OutboxAutoConfiguration {
                 ObjectProvider<EventSerializer> serializer, Environment environment) {
             OutboxWorker.Builder builder = WorkerSettings.builder(beans, dataSource, properties,
                     serializer.getIfAvailable(EventSerializer::jackson), Binder.get(environment));
-            return OutboxMeters.bind(builder, beans).build();
+            return OutboxTracing.bind(OutboxMeters.bind(builder, beans), beans).build();
         }
 
         @Bean

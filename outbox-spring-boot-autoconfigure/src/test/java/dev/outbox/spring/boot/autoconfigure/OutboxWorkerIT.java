@@ -13,6 +13,11 @@ import dev.outbox.relay.Routes;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import dev.outbox.worker.RetryableOutboxException;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -84,6 +89,20 @@ class OutboxWorkerIT {
                     (order, context) -> mailer.send(order));
         }
         // end-snippet
+    }
+
+    /** The job service with an {@code OpenTelemetry} bean of its own, as Micrometer Tracing's OpenTelemetry bridge declares one. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class TracedJobService extends JobService {
+        static final InMemorySpanExporter spans = InMemorySpanExporter.create();
+
+        @Bean
+        OpenTelemetry openTelemetry() {
+            return OpenTelemetrySdk.builder()
+                    .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
+                    .build();
+        }
     }
 
     /** A handler that holds its job until released, for the shutdown. */
@@ -160,6 +179,18 @@ class OutboxWorkerIT {
             await().atMost(Duration.ofSeconds(20)).until(() -> status("o-1", "send-confirmation").equals("completed"));
             assertThat(context.getBean(Mailer.class).sent).containsExactly("o-1");
             assertThat(delivery("o-1", "send-confirmation").get("attempts", Integer.class)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void theJobSpanGoesToTheApplicationsOpenTelemetry() {
+        try (ConfigurableApplicationContext context = BootApps.start(db, TracedJobService.class, withBroker())) {
+            record(context, new OrderPlaced("o-traced"));
+            relayOnce();
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> status("o-traced", "send-confirmation").equals("completed"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> TracedJobService.spans.getFinishedSpanItems().stream()
+                    .anyMatch(span -> span.getName().equals("process " + CONFIRMATIONS)));
         }
     }
 
