@@ -11,6 +11,7 @@ import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.outbox.api.NewEvent;
 import dev.outbox.api.Outbox;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -53,6 +54,7 @@ import org.jooq.impl.DSL;
  * java -jar outbox-bench/target/outbox-bench.jar [--runs 3] [--scenarios S1,S2,S3,S4,S5,CEIL] [--smoke]
  * java -jar outbox-bench/target/outbox-bench.jar --runs 3 --scenarios S1,S1-METRICS,S2,S2-METRICS   # the cost of the meters, not a default
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios P1     # retention beside S2's load, not a default
+ * java -jar outbox-bench/target/outbox-bench.jar --runs 3 --scenarios S2,S2-ORDERED,S2-HOT  # ordered routes (issue 39): 1,000 keys, 10 hot keys
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios REF-R1,R1,R1-QUIET  # R1 with and without NOTIFY, not a default
  * java -jar outbox-bench/target/outbox-bench.jar --runs 3 --scenarios REF-R1,R1,R1-EVERY,REF-S2,S2,S2-EVERY,S4,S4-EVERY  # a NOTIFY per recording
  * java -jar outbox-bench/target/outbox-bench.jar --runs 1 --scenarios S4 --timeline  # S4's latency and its producers' transactions second by second, S2's by the second of the commit
@@ -221,17 +223,19 @@ public final class Bench {
         switch (scenario) {
             case "CEIL" -> ceilings();
             case "S1" -> backlogDrain("S1");
-            case "S2" -> liveProducers(false, "S2");
+            case "S2" -> liveProducers(false, "S2", 0);
+            case "S2-ORDERED" -> liveProducers(false, "S2-ORDERED", ORDERED_KEYS);
+            case "S2-HOT" -> liveProducers(false, "S2-HOT", HOT_KEYS);
             case "S1-METRICS" -> withMetrics(() -> backlogDrain("S1-METRICS"));
-            case "S2-METRICS" -> withMetrics(() -> liveProducers(false, "S2-METRICS"));
-            case "S3" -> liveProducers(true, "S3");
+            case "S2-METRICS" -> withMetrics(() -> liveProducers(false, "S2-METRICS", 0));
+            case "S3" -> liveProducers(true, "S3", 0);
             case "S4" -> fixedRate();
             case "Q1" -> quietRecordings();
             case "S5" -> recordingAlone();
             case "R1" -> recordingOneByOne(true);
             case "R1-QUIET" -> recordingOneByOne(false);
             case "R1-EVERY" -> notifyingEveryTime(() -> recordingOneByOne(true));
-            case "S2-EVERY" -> notifyingEveryTime(() -> liveProducers(false, "S2-EVERY"));
+            case "S2-EVERY" -> notifyingEveryTime(() -> liveProducers(false, "S2-EVERY", 0));
             case "S4-EVERY" -> notifyingEveryTime(this::fixedRate);
             case "REF-S1" -> referenceBacklogDrain();
             case "REF-S1-FRESH" -> freshReferenceBacklogDrain();
@@ -327,13 +331,24 @@ public final class Bench {
         }
     }
 
-    /** S2 (job route) and S3 (publish route, plain consumer): 4 producers, one event per transaction. */
-    private void liveProducers(boolean publish, String name) throws Exception {
+    /** The ordering keys of S2-ORDERED (an aggregate each) and of S2-HOT (a few hot ones). */
+    static final int ORDERED_KEYS = 1_000;
+    static final int HOT_KEYS = 10;
+    /** How long S2-HOT waits for its backlog after the producers stop. */
+    static final int HOT_DRAIN_SECONDS = 60;
+
+    /**
+     * S2 (job route) and S3 (publish route, plain consumer): 4 producers, one event per transaction.
+     * With {@code keys} &gt; 0 (S2-ORDERED, S2-HOT) the job route is ordered and each event gets one of
+     * that many ordering keys in turn: one delivery per key in flight, the next after the head
+     * completes (docs/ordering.md).
+     */
+    private void liveProducers(boolean publish, String name, int keys) throws Exception {
         try (Schema schema = Schema.create(pg);
-                Topology topology = publish ? Topology.publishRoute(schema, rabbit, workDir) : Topology.jobRoute(schema, rabbit, workDir);
+                Topology topology = publish ? Topology.publishRoute(schema, rabbit, workDir) : Topology.jobRoute(schema, rabbit, workDir, keys > 0);
                 Processes p = Processes.start(this, schema, topology, false)) {
             PlainConsumer consumer = publish ? PlainConsumer.start(rabbit.connectionFactory(), topology.consumerQueue) : null;
-            long recorded = produce(schema, Production.of(4, scale.liveSeconds, 0));
+            long recorded = produce(schema, Production.of(4, scale.liveSeconds, 0).keys(keys));
             if (publish) {
                 consumer.await(recorded, Duration.ofMinutes(5));
                 awaitCompleted(schema, recorded, Duration.ofMinutes(5));
@@ -341,6 +356,26 @@ public final class Bench {
                 put(name, "events/s", consumer.count() / consumer.spanSeconds());
                 latencyColumns(name, "commit→consumed", latencies);
                 consumer.close();
+            } else if (keys > 0 && keys <= HOT_KEYS) {
+                // a few hot keys: one delivery per key at a time cannot keep up with 4 unthrottled
+                // producers, so the backlog grows; what it does is the rate it completes at meanwhile
+                long drainStart = System.nanoTime();
+                boolean drained = tryAwaitCompleted(schema, recorded, Duration.ofSeconds(HOT_DRAIN_SECONDS));
+                double seconds = scale.liveSeconds + (System.nanoTime() - drainStart) / 1e9;
+                long completed = schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
+                put(name, "events/s recorded", recorded / (double) scale.liveSeconds);
+                put(name, "events/s completed (while producing, then up to " + HOT_DRAIN_SECONDS + " s)", completed / seconds);
+                put(name, "share completed", completed / (double) recorded);
+                completionColumns(name, schema);
+                p.sample();
+                p.report(name, recorded);
+                if (drained) {
+                    verifyExactlyOnce(schema, recorded);
+                } else {
+                    verifyNoEventLostNorRedispatched(schema, recorded);
+                }
+                verifyOrderPerKey(schema);
+                return;
             } else {
                 awaitCompleted(schema, recorded, Duration.ofMinutes(5));
                 put(name, "events/s", recorded / (double) scale.liveSeconds);
@@ -349,6 +384,9 @@ public final class Bench {
             p.sample();
             p.report(name, recorded);
             verifyExactlyOnce(schema, recorded);
+            if (keys > 0) {
+                verifyOrderPerKey(schema);
+            }
         }
     }
 
@@ -844,6 +882,7 @@ public final class Bench {
         final int seconds;
         final int rate;
         boolean notifications = true;
+        int keys;
         java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest;
         @org.jspecify.annotations.Nullable TransactionTimeline transactions;
         @org.jspecify.annotations.Nullable CommitTimes commits;
@@ -856,6 +895,12 @@ public final class Bench {
 
         static Production of(int threads, int seconds, int rate) {
             return new Production(threads, seconds, rate);
+        }
+
+        /** Each event gets one of {@code keys} ordering keys in turn (0: none, the default). */
+        Production keys(int keys) {
+            this.keys = keys;
+            return this;
         }
 
         /** With false, the producers' outbox sends no NOTIFY. */
@@ -921,9 +966,10 @@ public final class Bench {
                         }
                     }
                     BenchEvent event = BenchEvent.next(seq);
+                    Object recording = production.keys > 0 ? NewEvent.of(event).withOrderingKey("key-" + seq % production.keys) : event;
                     long txStart = System.nanoTime();
                     dsl.transaction(tx -> {
-                        outbox.record(tx.dsl(), event);
+                        outbox.record(tx.dsl(), recording);
                         if (commits != null) { // what is left is the COMMIT
                             commits.set(event.sequence(), event.recordedAtMicros(), BenchEvent.nowMicros());
                         }
@@ -987,6 +1033,31 @@ public final class Bench {
         }
     }
 
+    /** Every recorded event is stored with its one delivery, and no delivery was dispatched twice (some may still wait). */
+    private static void verifyNoEventLostNorRedispatched(Schema schema, long events) {
+        verifyNoEventLost(schema, events);
+        DSLContext dsl = schema.dsl();
+        long deliveries = dsl.fetchCount(OUTBOX_DELIVERIES);
+        long redispatched = dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.ATTEMPTS.gt(1));
+        if (deliveries > events || redispatched != 0) {
+            throw new IllegalStateException("correctness check failed: events recorded " + events + ", deliveries " + deliveries
+                    + ", dispatched more than once " + redispatched);
+        }
+    }
+
+    /**
+     * On an ordered route, no delivery of a key was dispatched before the one ahead of it in its key
+     * had completed: the order the scenario measures the cost of.
+     */
+    private static void verifyOrderPerKey(Schema schema) {
+        long early = ((Number) schema.dsl().fetchValue(
+                "select count(*) from (select dispatched_at, lag(completed_at) over (partition by ordering_key order by ordering_position) ahead"
+                        + " from " + schema.name + ".outbox_deliveries where ordering_key is not null) d where d.dispatched_at < d.ahead")).longValue();
+        if (early != 0) {
+            throw new IllegalStateException("order check failed: " + early + " deliveries dispatched before the one ahead of them in their key completed");
+        }
+    }
+
     /**
      * Every recorded event stored and routed to exactly one delivery, every delivery completed (a
      * delivery row is completed once at most, by its guarded transition). A delivery dispatched more
@@ -1036,6 +1107,7 @@ public final class Bench {
                 backlog, 0.8);
         ratioTarget("S2 ≥ 0.75 × REF-S2", "S2", "REF-S2", "events/s", 0.75);
         atMost("S2 commit→completed p99 ≤ 500 ms", "S2", "commit→completed p99 ms", 500);
+        ratioTarget("S2-ORDERED ≥ 0.7 × S2 (ordered route, 1,000 keys)", "S2-ORDERED", "S2", "events/s", 0.7);
         ratioTarget("S2-EVERY ≥ 0.75 × REF-S2 (a NOTIFY per recording)", "S2-EVERY", "REF-S2", "events/s", 0.75);
         atMost("S2-EVERY commit→completed p99 ≤ 500 ms", "S2-EVERY", "commit→completed p99 ms", 500);
         ratioTarget("S3 ≥ 1.0 × REF-S2", "S3", "REF-S2", "events/s", 1.0);
@@ -1246,10 +1318,15 @@ public final class Bench {
         }
 
         static Topology jobRoute(Schema schema, TestRabbit rabbit, Path dir) throws IOException {
+            return jobRoute(schema, rabbit, dir, false);
+        }
+
+        /** The job route, ordered per key (policy block) when {@code ordered}. */
+        static Topology jobRoute(Schema schema, TestRabbit rabbit, Path dir, boolean ordered) throws IOException {
             String queue = "bench-" + schema.name;
             Path routes = dir.resolve(schema.name + "-routes.yaml");
             Files.writeString(routes, "routes:\n  bench.event:\n    - job: bench-job\n      queue: " + queue
-                    + "\n      retryDelaysSeconds: [1, 5, 30]\n      deliveryTimeoutSeconds: 120\n");
+                    + "\n      retryDelaysSeconds: [1, 5, 30]\n      deliveryTimeoutSeconds: 120\n" + (ordered ? "      ordered: true\n" : ""));
             return new Topology(rabbit, routes, dir.resolve(schema.name + "-latencies.bin"), queue, "", "");
         }
 

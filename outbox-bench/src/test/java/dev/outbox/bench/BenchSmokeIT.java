@@ -46,6 +46,15 @@ class BenchSmokeIT {
     }
 
     @Test
+    void theOrderedScenariosRunEndToEndAndPassTheirCorrectnessCheck() throws Exception {
+        Bench bench = new Bench(Bench.Scale.SMOKE, dir);
+        bench.run("S2-ORDERED"); // throws when a delivery was lost, duplicated or not completed
+        bench.run("S2-HOT");
+        assertThat(bench.results().get("S2-ORDERED")).containsKeys("events/s", "commit→completed p99 ms");
+        assertThat(bench.results().get("S2-HOT").get("events/s recorded").get(0)).isPositive();
+    }
+
+    @Test
     void theFixedRateScenarioPrintsItsTimelineFromEachCommitAndByStage() throws Exception {
         Bench bench = new Bench(Bench.Scale.SMOKE, dir);
         bench.timeline = true;
