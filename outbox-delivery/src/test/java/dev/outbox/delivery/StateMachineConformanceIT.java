@@ -1,7 +1,5 @@
 package dev.outbox.delivery;
 
-import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
-import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.api.OutboxDsl;
@@ -20,7 +18,6 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jooq.DSLContext;
-import org.jooq.Record2;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
@@ -54,6 +51,7 @@ class StateMachineConformanceIT {
     static DSLContext ctx;
     static RelayTransitions relay;
     static WorkerTransitions worker;
+    static StoredRows rows;
 
     @BeforeAll
     static void setUp() {
@@ -62,6 +60,7 @@ class StateMachineConformanceIT {
         Clock clock = Clock.fixed(NOW.toInstant(), ZoneOffset.UTC);
         relay = new RelayTransitions(db.tables(), new RouteTable(Map.of("order.placed", List.of(ROUTE))), clock);
         worker = new WorkerTransitions(new DeliveryTransitions(db.tables(), clock));
+        rows = new StoredRows(dsl, ctx, db.tables());
     }
 
     @BeforeEach
@@ -229,20 +228,20 @@ class StateMachineConformanceIT {
     @MethodSource("matrix")
     void everyTransitionFromEveryStatusChangesExactlyWhatItsGuardAdmits(Case c) {
         OutboxDeliveriesRecord before = row(c).insert(ctx);
-        OutboxEventsRecord eventBefore = event(before.getEventId());
-        Stored stored = stored(before.getId());
+        OutboxEventsRecord eventBefore = rows.event(before.getEventId());
+        StoredRows.Stored stored = rows.stored(before.getId());
         UUID dispatchId = c.dispatch() == Dispatch.CURRENT ? before.getDispatchId() : UUID.randomUUID();
 
         Set<UUID> changed = apply(c.transition(), before.getId(), dispatchId);
 
-        OutboxDeliveriesRecord after = reload(before.getId());
-        assertThat(event(before.getEventId())).as("the event").isEqualTo(eventBefore);
+        OutboxDeliveriesRecord after = rows.delivery(before.getId());
+        assertThat(rows.event(before.getEventId())).as("the event").isEqualTo(eventBefore);
         if (c.admitted()) {
             assertThat(changed).as("what the transition reports").containsExactly(before.getId());
             assertThat(after).isEqualTo(expected(c, before, after));
         } else {
             assertThat(changed).as("what the transition reports").isEmpty();
-            assertThat(stored(before.getId())).as("the row, untouched").isEqualTo(stored);
+            assertThat(rows.stored(before.getId())).as("the row, untouched").isEqualTo(stored);
             assertThat(after).isEqualTo(before);
         }
     }
@@ -391,63 +390,18 @@ class StateMachineConformanceIT {
             boolean routed) {
         UUID eventId = DeliveryRows.event(ctx, NOW.minusHours(1), routed ? NOW.minusMinutes(30) : null);
         OutboxDeliveriesRecord before = existing == null ? null : DeliveryRows.delivery(existing, NOW).event(eventId).insert(ctx);
-        Stored stored = before == null ? null : stored(before.getId());
-        OutboxEventsRecord eventBefore = event(eventId);
+        StoredRows.Stored stored = before == null ? null : rows.stored(before.getId());
+        OutboxEventsRecord eventBefore = rows.event(eventId);
 
         RelayTransitions.Routed result = relay.route(dsl, 10, null);
 
-        List<OutboxDeliveriesRecord> after = ctx.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId)).fetch();
-        OutboxEventsRecord eventAfter = event(eventId);
-        if (routed) {
-            assertThat(result.events()).isZero();
-            assertThat(eventAfter).isEqualTo(eventBefore);
-        } else {
-            assertThat(result.events()).isOne();
-            OutboxEventsRecord expectedEvent = eventBefore.copy();
-            expectedEvent.setId(eventId);
-            expectedEvent.setRoutedAt(NOW);
-            assertThat(eventAfter).isEqualTo(expectedEvent);
-        }
-        if (before != null) {
-            // the unique key (event, job type, queue) stops a second delivery of the same route
-            assertThat(result.deliveries()).isZero();
-            assertThat(after).containsExactly(before);
-            assertThat(stored(before.getId())).as("the row, untouched").isEqualTo(stored);
-        } else if (routed) {
-            assertThat(after).isEmpty();
-        } else {
-            assertThat(result.deliveries()).isOne();
-            assertThat(after).hasSize(1);
-            OutboxDeliveriesRecord created = after.get(0);
-            assertThat(created).isEqualTo(DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
-                    .id(created.getId())
-                    .event(eventId)
-                    .retryDelays(ROUTE.retryDelaysSeconds())
-                    .timeoutSeconds(ROUTE.deliveryTimeoutSeconds())
-                    .availableAt(NOW)
-                    .createdAt(NOW)
-                    .record());
-        }
-    }
-
-    // ---------------------------------------------------------------- reading rows
-
-    /** A row as PostgreSQL stores it: its text and the transaction that wrote this version of it. */
-    record Stored(String xmin, String text) {}
-
-    private static Stored stored(UUID id) {
-        String table = db.tables().schema() + "." + db.tables().deliveries();
-        Record2<String, String> r = dsl.resultQuery("SELECT d.xmin::text, d::text FROM " + table + " d WHERE d.id = ?", id)
-                .coerce(DSL.field("xmin", String.class), DSL.field("d", String.class))
-                .fetchSingle();
-        return new Stored(r.value1(), r.value2());
-    }
-
-    private static OutboxDeliveriesRecord reload(UUID id) {
-        return ctx.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(id)).fetchSingle();
-    }
-
-    private static OutboxEventsRecord event(UUID id) {
-        return ctx.selectFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(id)).fetchSingle();
+        rows.assertRouted(result, eventId, routed, eventBefore, before, stored, NOW, id -> DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
+                .id(id)
+                .event(eventId)
+                .retryDelays(ROUTE.retryDelaysSeconds())
+                .timeoutSeconds(ROUTE.deliveryTimeoutSeconds())
+                .availableAt(NOW)
+                .createdAt(NOW)
+                .record());
     }
 }
