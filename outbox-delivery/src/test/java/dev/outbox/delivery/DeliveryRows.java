@@ -57,6 +57,10 @@ public final class DeliveryRows {
     private @Nullable String failureReason;
     private @Nullable OffsetDateTime createdAt;
     private @Nullable OffsetDateTime updatedAt;
+    private @Nullable String orderingKey;
+    private @Nullable Long orderingPosition;
+    private @Nullable String orderingPolicy;
+    private @Nullable OffsetDateTime skippedAt;
 
     private DeliveryRows(OutboxDeliveryStatus status, OffsetDateTime now) {
         this.status = status;
@@ -170,6 +174,20 @@ public final class DeliveryRows {
         return this;
     }
 
+    /** A delivery of an ordered route: its event's key and position, and the route's policy ({@code block} or {@code skip}). */
+    public DeliveryRows ordering(String key, long position, String policy) {
+        this.orderingKey = key;
+        this.orderingPosition = position;
+        this.orderingPolicy = policy;
+        return this;
+    }
+
+    /** When an operator skipped this failed head (T9s). */
+    public DeliveryRows skippedAt(OffsetDateTime at) {
+        this.skippedAt = at;
+        return this;
+    }
+
     /** The row as {@link #insert} would write it (every column set, the event id null unless named). */
     public OutboxDeliveriesRecord record() {
         boolean sent = status != OutboxDeliveryStatus.pending;
@@ -207,7 +225,11 @@ public final class DeliveryRows {
         r.setFailedAt(status == OutboxDeliveryStatus.failed ? finished : null);
         r.setFailureReason(status == OutboxDeliveryStatus.failed ? (failureReason != null ? failureReason : "job_failed") : null);
         r.setCreatedAt(created);
-        r.setUpdatedAt(updated);
+        r.setUpdatedAt(skippedAt != null && skippedAt.isAfter(updated) ? skippedAt : updated);
+        r.setOrderingKey(orderingKey);
+        r.setOrderingPosition(orderingPosition);
+        r.setOrderingPolicy(orderingPolicy);
+        r.setSkippedAt(skippedAt);
         return r;
     }
 
