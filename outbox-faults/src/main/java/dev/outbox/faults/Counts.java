@@ -42,6 +42,22 @@ final class Counts {
         return count("SELECT count(*) FROM " + s + "outbox_deliveries WHERE status IN ('pending', 'dispatched')");
     }
 
+    /**
+     * Open deliveries (pending, dispatched) except those waiting behind a blocked head of their
+     * ordered route and key: 0 when the run has settled. On unordered routes, {@link #open()}.
+     */
+    long openNotBlocked() {
+        return count("SELECT count(*) FROM " + s + "outbox_deliveries p WHERE p.status IN ('pending', 'dispatched') AND NOT "
+                + behindBlockingHead("p"));
+    }
+
+    /** SQL: the delivery {@code p} has a blocking head (failed for good, not skipped) ahead of it in its ordered route and key. */
+    String behindBlockingHead(String p) {
+        return "EXISTS (SELECT 1 FROM " + s + "outbox_deliveries h WHERE h.job_type = " + p + ".job_type AND h.queue_name = " + p
+                + ".queue_name AND h.ordering_key = " + p + ".ordering_key AND h.ordering_position < " + p + ".ordering_position"
+                + " AND h.status = 'failed' AND h.ordering_policy = 'block' AND h.skipped_at IS NULL)";
+    }
+
     long dispatched() {
         return count("SELECT count(*) FROM " + s + "outbox_deliveries WHERE status = 'dispatched'");
     }
@@ -72,13 +88,14 @@ final class Counts {
 
     /** Fills the database's part of the report. */
     Report report(Scenario scenario, double runSeconds, double faultPeriodSeconds, Producers producers, Supervisor supervisor, List<Outage> outages,
-            long peakUnrouted, long peakDispatched, boolean drained, double drainSeconds, List<Supervisor.Stop> stops, Load load) {
+            long peakUnrouted, long peakDispatched, boolean drained, double drainSeconds, List<Supervisor.Stop> stops, Load load,
+            OrderedKeys.@Nullable Result ordering) {
         Map<String, Long> byStatus = new TreeMap<>();
         query("SELECT status::text || coalesce(' ' || failure_reason, ''), count(*) FROM " + s + "outbox_deliveries GROUP BY 1",
                 rs -> byStatus.put(rs.getString(1), rs.getLong(2)));
         long lost = count("SELECT count(*) FROM " + s + "outbox_events e WHERE NOT EXISTS (SELECT 1 FROM " + s
                 + "outbox_deliveries d WHERE d.event_id = e.id AND (d.status = 'completed' OR (e.event_type = 'fault.doomed'"
-                + " AND d.status = 'failed')))");
+                + " AND d.status = 'failed') OR (d.status = 'failed' AND d.skipped_at IS NOT NULL)))");
         long doomed = count("SELECT count(*) FROM " + s + "outbox_events WHERE event_type = 'fault.doomed'");
         long doomedFailed = count("SELECT count(*) FROM " + s + "outbox_events e JOIN " + s + "outbox_deliveries d"
                 + " ON d.event_id = e.id WHERE e.event_type = 'fault.doomed' AND d.status = 'failed'");
@@ -111,7 +128,7 @@ final class Counts {
                 events(), missing(producers.acknowledged()), unrouted(), count("SELECT count(*) FROM " + s + "outbox_deliveries"),
                 byStatus, lost, doomed, doomedFailed, completedTwice, completedWithoutCall, calls, perDispatch, perDelivery,
                 duplicates, causes, unexplained, relayKills, kills.size() - relayKills, outages, relayExits, workerExits, exits,
-                peakUnrouted, peakDispatched, drained, drainSeconds, stops, unexplainedSamples, load);
+                peakUnrouted, peakDispatched, drained, drainSeconds, stops, unexplainedSamples, load, ordering);
     }
 
     static final String UNEXPLAINED = "unexplained";
@@ -263,7 +280,7 @@ final class Counts {
         void accept(ResultSet rs) throws SQLException;
     }
 
-    private long count(String sql) {
+    long count(String sql) {
         long[] n = new long[1];
         query(sql, rs -> n[0] = rs.getLong(1));
         return n[0];

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,15 +28,18 @@ import org.jspecify.annotations.Nullable;
  * then a drain, SIGTERM to every process, and the counts read from the database ({@link Report}).
  *
  * <pre>
- * java -jar outbox-faults/target/outbox-faults.jar [--small | --overload] [--events N] [--producers P] [--relays R]
+ * java -jar outbox-faults/target/outbox-faults.jar [--small | --overload | --ordered] [--events N] [--producers P] [--relays R]
  *     [--workers W] [--fault-minutes M | --fault-seconds S] [--kill-every K] [--broker-stops N]
  *     [--broker-stop-seconds S] [--pg-restarts N] [--fail-share F] [--delivery-timeout S]
  *     [--drain-timeout S] [--seed N] [--slow-handler-ms MS] [--cpu-hogs N] [--recovery-seconds S]
- *     [--max-queue-depth N] [--dispatch-batch N] [--keep-logs]
+ *     [--max-queue-depth N] [--dispatch-batch N] [--keys N] [--flaky-share F]
+ *     [--terminal-share F] [--keep-logs]
  * </pre>
  *
  * {@code --overload} starts from {@link Scenario#overload()}: consumers slower than the producers, a
- * broker stop, then recovery, beside a CPU hog (issue 37).
+ * broker stop, then recovery, beside a CPU hog (issue 37). {@code --ordered} starts from
+ * {@link Scenario#ordered()}: ordered routes over 100 keys, failures that block keys, and the suite
+ * as the operator who unblocks them (issue 39, {@link OrderedKeys}).
  *
  * Exit 0 when the promises held (nothing lost, nothing completed twice, every duplicate explained,
  * drained, every process stopped on SIGTERM), 1 when one did not, 2 for a bad argument.
@@ -73,7 +77,7 @@ public final class FaultSuite {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--keep-logs" -> keepLogs = true;
-                    case "--small", "--overload" -> options.put(args[i], "");
+                    case "--small", "--overload", "--ordered" -> options.put(args[i], "");
                     default -> {
                         if (!args[i].startsWith("--") || i + 1 >= args.length) {
                             throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
@@ -85,10 +89,11 @@ public final class FaultSuite {
             scenario = scenario(options);
         } catch (IllegalArgumentException e) {
             System.err.println("outbox-faults: " + e.getMessage());
-            System.err.println("usage: java -jar outbox-faults.jar [--small | --overload] [--events N] [--producers P] [--relays R]"
+            System.err.println("usage: java -jar outbox-faults.jar [--small | --overload | --ordered] [--events N] [--producers P] [--relays R]"
                     + " [--workers W] [--fault-minutes M | --fault-seconds S] [--kill-every K] [--broker-stops N] [--broker-stop-seconds S]"
                     + " [--pg-restarts N] [--fail-share F] [--delivery-timeout S] [--drain-timeout S] [--seed N] [--slow-handler-ms MS]"
-                    + " [--cpu-hogs N] [--recovery-seconds S] [--max-queue-depth N] [--dispatch-batch N] [--keep-logs]");
+                    + " [--cpu-hogs N] [--recovery-seconds S] [--max-queue-depth N] [--dispatch-batch N] [--keys N] [--flaky-share F]"
+                    + " [--terminal-share F] [--keep-logs]");
             System.exit(2);
             return;
         }
@@ -129,15 +134,17 @@ public final class FaultSuite {
     public static final String STRICT_WORKER_EXITS = "outbox.faults.strictWorkerExits";
 
     static Scenario scenario(Map<String, String> o) {
-        if (o.containsKey("--small") && o.containsKey("--overload")) {
-            throw new IllegalArgumentException("--small and --overload exclude each other");
+        List<String> starts = Stream.of("--small", "--overload", "--ordered").filter(o::containsKey).toList();
+        if (starts.size() > 1) {
+            throw new IllegalArgumentException(String.join(" and ", starts) + " exclude each other");
         }
-        Scenario b = o.containsKey("--small") ? Scenario.small() : o.containsKey("--overload") ? Scenario.overload() : Scenario.full();
+        Scenario b = o.containsKey("--small") ? Scenario.small() : o.containsKey("--overload") ? Scenario.overload()
+                : o.containsKey("--ordered") ? Scenario.ordered() : Scenario.full();
         for (String key : o.keySet()) {
-            if (!List.of("--small", "--overload", "--events", "--producers", "--relays", "--workers", "--fault-minutes", "--fault-seconds",
-                    "--kill-every", "--broker-stops", "--broker-stop-seconds", "--pg-restarts", "--fail-share", "--delivery-timeout",
-                    "--drain-timeout", "--seed", "--slow-handler-ms", "--cpu-hogs", "--recovery-seconds", "--max-queue-depth",
-                    "--dispatch-batch").contains(key)) {
+            if (!List.of("--small", "--overload", "--ordered", "--events", "--producers", "--relays", "--workers", "--fault-minutes",
+                    "--fault-seconds", "--kill-every", "--broker-stops", "--broker-stop-seconds", "--pg-restarts", "--fail-share",
+                    "--delivery-timeout", "--drain-timeout", "--seed", "--slow-handler-ms", "--cpu-hogs", "--recovery-seconds",
+                    "--max-queue-depth", "--dispatch-batch", "--keys", "--flaky-share", "--terminal-share").contains(key)) {
                 throw new IllegalArgumentException("unknown option '" + key + "'");
             }
         }
@@ -151,7 +158,8 @@ public final class FaultSuite {
                 integer(o, "--delivery-timeout", b.deliveryTimeoutSeconds()), integer(o, "--drain-timeout", b.drainTimeoutSeconds()),
                 integer(o, "--seed", (int) b.seed()), integer(o, "--slow-handler-ms", b.slowHandlerMillis()),
                 integer(o, "--cpu-hogs", b.cpuHogs()), integer(o, "--recovery-seconds", b.recoverySeconds()),
-                integer(o, "--max-queue-depth", b.maxQueueDepth()), integer(o, "--dispatch-batch", b.dispatchBatchSize()));
+                integer(o, "--max-queue-depth", b.maxQueueDepth()), integer(o, "--dispatch-batch", b.dispatchBatchSize()),
+                integer(o, "--keys", b.keys()), decimal(o, "--flaky-share", b.flakyShare()), decimal(o, "--terminal-share", b.terminalShare()));
     }
 
     private static int integer(Map<String, String> o, String key, int fallback) {
@@ -202,11 +210,12 @@ public final class FaultSuite {
             Counts counts = new Counts(dataSource, SCHEMA);
 
             Path routes = runDir.resolve("routes.yaml");
+            String orderedLine = scenario.orderedRoutes() ? "      ordered: true\n" : "";
             Files.writeString(routes, "routes:\n"
                     + "  fault.event:\n    - job: " + JOB + "\n      queue: " + QUEUE + "\n      retryDelaysSeconds: "
-                    + scenario.retryDelays() + "\n      deliveryTimeoutSeconds: " + scenario.deliveryTimeoutSeconds() + "\n"
+                    + scenario.retryDelays() + "\n      deliveryTimeoutSeconds: " + scenario.deliveryTimeoutSeconds() + "\n" + orderedLine
                     + "  fault.doomed:\n    - job: " + DOOMED_JOB + "\n      queue: " + QUEUE + "\n      retryDelaysSeconds: "
-                    + scenario.doomedRetryDelays() + "\n      deliveryTimeoutSeconds: " + scenario.deliveryTimeoutSeconds() + "\n");
+                    + scenario.doomedRetryDelays() + "\n      deliveryTimeoutSeconds: " + scenario.deliveryTimeoutSeconds() + "\n" + orderedLine);
             Map<String, String> env = new LinkedHashMap<>();
             env.put("OUTBOX_JDBC_URL", pg.jdbcUrl());
             env.put("OUTBOX_JDBC_USER", pg.user());
@@ -248,18 +257,20 @@ public final class FaultSuite {
             progress.printf("faults over, %,d events recorded (%,d producer errors); draining%n", producers.acknowledged().size(),
                     producers.errors());
 
-            boolean drained = false;
-            long drainDeadline = quietNanos + Duration.ofSeconds(scenario.drainTimeoutSeconds()).toNanos();
-            while (System.nanoTime() < drainDeadline) {
-                try {
-                    if (counts.unrouted() == 0 && counts.open() == 0 && counts.events() >= producers.acknowledged().size()) {
-                        drained = true;
+            Duration drainTimeout = Duration.ofSeconds(scenario.drainTimeoutSeconds());
+            boolean drained = settle(counts, producers.acknowledged().size(), quietNanos + drainTimeout.toNanos());
+            OrderedKeys ordered = scenario.orderedRoutes() ? new OrderedKeys(counts, dataSource, tables) : null;
+            if (ordered != null) {
+                // the operator's part: a blocked key waits for a skip or a requeue, then the run settles again
+                for (int round = 1; drained && round <= OrderedKeys.MAX_ROUNDS; round++) {
+                    int heads = ordered.unblockRound();
+                    if (heads == 0) {
                         break;
                     }
-                } catch (RuntimeException e) {
-                    // the database is still recovering: ask again
+                    progress.printf("round %d: %d blocked key(s), every other one skipped, the rest healed and requeued%n", round, heads);
+                    drained = settle(counts, producers.acknowledged().size(), System.nanoTime() + drainTimeout.toNanos());
                 }
-                Thread.sleep(200);
+                drained = drained && counts.open() == 0;
             }
             double drainSeconds = (System.nanoTime() - quietNanos) / 1e9;
             sampler.stop();
@@ -277,7 +288,7 @@ public final class FaultSuite {
                     logs.errorLines(), counts.failedWithoutCall(), counts.failed());
             writeTimeline(runDir.resolve("logs").resolve("faults.txt"), supervisor, outages);
             return counts.report(scenario, (System.nanoTime() - runStart) / 1e9, faultPeriod, producers, supervisor, outages, sampler.peakUnrouted.get(),
-                    sampler.peakDispatched.get(), drained, drainSeconds, stops, load);
+                    sampler.peakDispatched.get(), drained, drainSeconds, stops, load, ordered == null ? null : ordered.result());
         } finally {
             closeAll(cleanup);
             try {
@@ -289,10 +300,23 @@ public final class FaultSuite {
     }
 
     /**
-     * The schedule: the outages spread evenly over the fault period, broker stops and PostgreSQL
-     * restarts alternating; a kill every ~K s (±30 %) until the period is over and the producers are
-     * done, so that every event is recorded under faults.
+     * Waits until every committed event is stored and routed and every delivery has ended, except
+     * those behind a blocked head of an ordered route; false when {@code deadline} came first.
      */
+    private static boolean settle(Counts counts, int acknowledged, long deadline) throws InterruptedException {
+        while (System.nanoTime() < deadline) {
+            try {
+                if (counts.unrouted() == 0 && counts.openNotBlocked() == 0 && counts.events() >= acknowledged) {
+                    return true;
+                }
+            } catch (RuntimeException e) {
+                // the database is still recovering: ask again
+            }
+            Thread.sleep(200);
+        }
+        return false;
+    }
+
     /** Every fault with its time, for reading the kept logs beside the report: kills, unasked exits, outages. */
     private static void writeTimeline(Path file, Supervisor supervisor, List<Outage> outages) {
         List<String> lines = new ArrayList<>();
@@ -309,6 +333,11 @@ public final class FaultSuite {
         }
     }
 
+    /**
+     * The schedule: the outages spread evenly over the fault period, broker stops and PostgreSQL
+     * restarts alternating; a kill every ~K s (±30 %) until the period is over and the producers are
+     * done, so that every event is recorded under faults: a relay first, then a worker, then any.
+     */
     private static List<Outage> injectFaults(Scenario sc, Supervisor supervisor, PrivatePostgres pg, PrivateRabbit rabbit,
             Producers producers, Progress progress) throws InterruptedException {
         record Action(long atMillis, String what) {}
@@ -355,7 +384,9 @@ public final class FaultSuite {
             }
             double at = now / 1000.0; // seconds into the fault period
             if (!outageDue) {
-                Supervisor.Kill k = supervisor.killAndRestart(random.nextInt(supervisor.size()));
+                // the first kill hits a relay, the second a worker (slots: relays, then workers), then any at random
+                int killed = supervisor.kills().size();
+                Supervisor.Kill k = supervisor.killAndRestart(killed == 0 ? 0 : killed == 1 ? sc.relays() : random.nextInt(supervisor.size()));
                 progress.printf("faults +%.1f s: kill -9 %s (pid %d), started again%n", at, k.name(), k.pid());
                 nextKill = now + jitter(random, sc.killEverySeconds());
                 continue;

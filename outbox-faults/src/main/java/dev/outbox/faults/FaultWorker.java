@@ -20,8 +20,11 @@ import javax.sql.DataSource;
  * The suite's job service, in a process of its own: an {@link OutboxWorker} whose handlers write one
  * row per call (delivery, dispatch, attempt, pid, outcome) to the suite's table in its own
  * transaction, so that the database counts the handler calls. The handler of {@link DoomedEvent}
- * fails with a retryable error on every attempt. A row that cannot be written (the database is down)
- * is a retryable error too: the call did not happen as far as the count is concerned.
+ * fails with a retryable error on every attempt; an ordinary event noted {@link FaultEvent#FLAKY} fails
+ * on its first attempt, one noted {@link FaultEvent#TERMINAL} fails for good ({@code job_failed})
+ * until the suite heals it (a row in {@link Instrumentation#HEALED}). A row that cannot be written or
+ * read (the database is down) is a retryable error too: the call did not happen as far as the count
+ * is concerned.
  *
  * <p>When {@code FAULT_HANDLER_DELAY_FILE} names a file, each call of the ordinary handler takes as many
  * milliseconds as the file says (read every 200 ms; no file or an empty one: no delay), so that the
@@ -50,6 +53,7 @@ public final class FaultWorker {
         HikariDataSource dataSource = new HikariDataSource(config);
         String insert = "INSERT INTO " + schema + "." + Instrumentation.CALLS
                 + " (delivery_id, event_id, dispatch_id, attempt, pid, outcome) VALUES (?, ?, ?, ?, ?, ?)";
+        String healedQuery = "SELECT 1 FROM " + schema + "." + Instrumentation.HEALED + " WHERE event_id = ?";
         long pid = ProcessHandle.current().pid();
         String delayFile = System.getenv(DELAY_FILE);
         if (delayFile != null && !delayFile.isBlank()) {
@@ -63,6 +67,14 @@ public final class FaultWorker {
                 .tables(OutboxTables.defaults().withSchema(schema))
                 .queue(env("FAULT_QUEUE"), 4, 100)
                 .handler(FaultSuite.JOB, FaultEvent.class, (event, context) -> {
+                    if (event.note().equals(FaultEvent.FLAKY) && context.attempt() == 1) {
+                        record(dataSource, insert, context, pid, "retryable");
+                        throw new RetryableOutboxException("planned failure on the first attempt");
+                    }
+                    if (event.note().equals(FaultEvent.TERMINAL) && !healed(dataSource, healedQuery, context)) {
+                        record(dataSource, insert, context, pid, "terminal");
+                        throw new IllegalStateException("planned failure for good");
+                    }
                     record(dataSource, insert, context, pid, "ok");
                     long delay = delayMillis;
                     if (delay > 0) {
@@ -99,6 +111,18 @@ public final class FaultWorker {
             s.executeUpdate();
         } catch (SQLException e) {
             throw new RetryableOutboxException("the handler call could not be recorded", e);
+        }
+    }
+
+    /** Whether the suite healed this event (an operator fixed what made it fail for good). */
+    private static boolean healed(DataSource dataSource, String query, JobContext context) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(query)) {
+            s.setObject(1, context.eventId());
+            try (var rs = s.executeQuery()) {
+                return rs.next();
+            }
+        } catch (SQLException e) {
+            throw new RetryableOutboxException("whether the event is healed could not be read", e);
         }
     }
 

@@ -15,6 +15,8 @@ final class Instrumentation {
 
     static final String CALLS = "fault_handler_calls";
     static final String TRANSITIONS = "fault_transitions";
+    /** The events the suite healed: their handler succeeds from then on ({@link FaultWorker}). */
+    static final String HEALED = "fault_healed";
 
     private Instrumentation() {}
 
@@ -27,6 +29,7 @@ final class Instrumentation {
             st.execute("CREATE TABLE " + s + TRANSITIONS + " (id bigserial PRIMARY KEY, delivery_id uuid NOT NULL,"
                     + " old_status text, new_status text NOT NULL, dispatch_id uuid, attempts int NOT NULL, failure_reason text,"
                     + " old_timeout_at timestamptz, at timestamptz NOT NULL DEFAULT clock_timestamp())");
+            st.execute("CREATE TABLE " + s + HEALED + " (event_id uuid PRIMARY KEY)");
             st.execute("CREATE FUNCTION " + s + "fault_log_transition() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
                     + " IF TG_OP = 'UPDATE' AND OLD.status = NEW.status AND OLD.dispatch_id IS NOT DISTINCT FROM NEW.dispatch_id"
                     + " THEN RETURN NULL; END IF;"

@@ -77,8 +77,10 @@ final class Producers {
             if (wait > 0) {
                 LockSupport.parkNanos(wait);
             }
-            Object payload = scenario.doomed(seq) ? new DoomedEvent(seq, "doomed") : new FaultEvent(seq, "ordinary");
-            NewEvent event = NewEvent.of(payload).withId(ids.next());
+            Object payload = scenario.doomed(seq) ? new DoomedEvent(seq, "doomed")
+                    : new FaultEvent(seq, scenario.flaky(seq) ? FaultEvent.FLAKY : scenario.terminal(seq) ? FaultEvent.TERMINAL : FaultEvent.ORDINARY);
+            NewEvent unkeyed = NewEvent.of(payload).withId(ids.next());
+            NewEvent event = scenario.orderedRoutes() ? unkeyed.withOrderingKey(scenario.key(seq)) : unkeyed;
             while (!stopped) {
                 try {
                     boolean recorded = dsl.transactionResult(tx -> outbox.recordIfAbsent(tx.dsl(), event));

@@ -3,13 +3,15 @@ package dev.outbox.faults;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a fault run ended with, read from the database after the drain (counts) and from the
  * supervisor (kills, exits, SIGTERM).
  *
  * @param lostEvents committed events without a completed delivery after the drain (an event whose
- *     handler always fails counts as lost unless its delivery ended {@code failed})
+ *     handler always fails counts as lost unless its delivery ended {@code failed}; so does a head of an
+ *     ordered route the operator skipped)
  * @param completedTwice deliveries that entered {@code completed} more than once (the trigger's log)
  * @param completedWithoutCall completed deliveries without a successful handler call of their dispatch
  * @param duplicateCalls handler calls after a call that should have been the last one (a successful
@@ -18,6 +20,7 @@ import java.util.Map;
  * @param unexpectedExits processes that exited unasked, by kind, exit code and last log line
  * @param unexplainedSamples the first unexplained duplicates one by one: ids, times, pids and the log files of both calls
  * @param load queue depth, goodput after the last fault, log volume, failures without a handler call
+ * @param ordering on ordered routes, the order per key and the unblocking ({@link OrderedKeys}); null on unordered ones
  */
 public record Report(
         Scenario scenario,
@@ -54,7 +57,8 @@ public record Report(
         double drainSeconds,
         List<Supervisor.Stop> stops,
         List<String> unexplainedSamples,
-        Load load) {
+        Load load,
+        OrderedKeys.@Nullable Result ordering) {
 
     public Report {
         unexplainedSamples = List.copyOf(unexplainedSamples);
@@ -75,7 +79,7 @@ public record Report(
     /**
      * The promises that must hold whatever the faults: nothing committed is lost, nothing is completed
      * twice, every duplicate handler call has a fault behind it, the run drained, every process stopped
-     * on SIGTERM. With {@code strictRelayExits}, a relay exiting unasked breaks a promise too (issue 12,
+     * on SIGTERM; on ordered routes, the order per key ({@link OrderedKeys.Result#broken()}). With {@code strictRelayExits}, a relay exiting unasked breaks a promise too (issue 12,
      * item 1: a relay must ride out a database outage); with {@code strictWorkerExits} a worker likewise
      * (the worker waits for the database and the broker at start-up and rides out their outages).
      */
@@ -102,6 +106,9 @@ public record Report(
         if (strictWorkerExits && unexpectedWorkerExits > 0) {
             broken.add(unexpectedWorkerExits + " worker(s) exited unasked");
         }
+        if (ordering != null) {
+            broken.addAll(ordering.broken());
+        }
         return broken;
     }
 
@@ -114,6 +121,11 @@ public record Report(
                             + "%d CPU hog(s) beside the run; %d s of recovery at the offered rate of %.0f events/s; "
                             + "relays bound each job queue to %,d ready messages, dispatch batch %d%n%n",
                     s.slowHandlerMillis(), s.cpuHogs(), s.recoverySeconds(), s.offeredPerSecond(), s.maxQueueDepth(), s.dispatchBatchSize()));
+        }
+        if (s.orderedRoutes()) {
+            b.append(String.format(Locale.ROOT, "Ordered routes (policy block) over %d keys; %.1f%% of events fail on their first attempt, "
+                    + "%.1f%% for good until the suite skips them or heals and requeues them%n%n", s.keys(), s.flakyShare() * 100,
+                    s.terminalShare() * 100));
         }
         b.append(String.format(Locale.ROOT, "%,d events, %d producers, %d relays, %d workers; %d s of faults: %s, "
                         + "%d broker stop(s) of %d s, %d immediate PostgreSQL restart(s); %.0f%% of events fail on every attempt "
@@ -152,6 +164,16 @@ public record Report(
         row(b, "**unexpected exits** (relay / worker), restarted by the suite", unexpectedRelayExits + " / " + unexpectedWorkerExits);
         unexpectedExits.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                 .forEach(e -> row(b, "&nbsp;&nbsp;" + e.getKey().replace("|", "\\|"), e.getValue()));
+        if (ordering != null) {
+            OrderedKeys.Result o = ordering;
+            row(b, "ordered routes: keys", o.keys());
+            row(b, "**handler calls that began after a later delivery of their key**", o.outOfOrderStarts());
+            row(b, "**deliveries dispatched while the one ahead in their key was open**", o.overlapping());
+            row(b, "**deliveries that ran behind a blocked head of their key**", o.overtaken());
+            row(b, "blocked heads met / skipped / healed and requeued, in unblocking rounds",
+                    String.format(Locale.ROOT, "%,d / %,d / %,d in %d", o.blockedHeads(), o.skipped(), o.requeued(), o.rounds()));
+            row(b, "**keys still blocked at the end**", o.stillBlocked());
+        }
         row(b, "peak unrouted events (sampled each second)", peakUnrouted);
         row(b, "peak dispatched deliveries (sampled each second)", peakDispatched);
         load.rows((name, value) -> row(b, name, value));

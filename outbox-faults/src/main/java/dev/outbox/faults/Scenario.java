@@ -28,11 +28,19 @@ import java.util.List;
  *     period (0: they stop with it); the goodput after the last fault is measured over this time
  * @param maxQueueDepth the relays' bound of ready messages per job queue ({@code OUTBOX_MAX_QUEUE_DEPTH})
  * @param dispatchBatchSize the relays' dispatch batch ({@code OUTBOX_DISPATCH_BATCH_SIZE})
+ * @param keys ordering keys (0: none, the routes are unordered): the routes are ordered (policy
+ *     {@code block}) and the events get the keys spread at random, the same for the same seed
+ * @param flakyShare share of ordinary events (0..1) whose handler fails with a retryable error on
+ *     its first attempt, then succeeds
+ * @param terminalShare share of ordinary events (0..1) whose handler fails for good ({@code job_failed})
+ *     until the suite, as an operator, heals them; on an ordered route each blocks its key until it
+ *     is skipped or healed and requeued ({@link OrderedKeys})
  */
 public record Scenario(int events, int producers, int relays, int workers, int faultSeconds, int killEverySeconds,
         int brokerStops, int brokerStopSeconds, int pgRestarts, double failShare, List<Integer> retryDelays,
         List<Integer> doomedRetryDelays, int deliveryTimeoutSeconds, int drainTimeoutSeconds, long seed,
-        int slowHandlerMillis, int cpuHogs, int recoverySeconds, int maxQueueDepth, int dispatchBatchSize) {
+        int slowHandlerMillis, int cpuHogs, int recoverySeconds, int maxQueueDepth, int dispatchBatchSize, int keys,
+        double flakyShare, double terminalShare) {
 
     /** The relays' default bound and batch, as a relay service started with neither variable has them. */
     static final int DEFAULT_MAX_QUEUE_DEPTH = 1_000;
@@ -59,8 +67,13 @@ public record Scenario(int events, int producers, int relays, int workers, int f
             throw new IllegalArgumentException("slowHandlerMillis must be shorter than the delivery timeout ("
                     + deliveryTimeoutSeconds + " s), got " + slowHandlerMillis);
         }
-        if (!(failShare >= 0 && failShare <= 1)) {
-            throw new IllegalArgumentException("failShare must be from 0 to 1, got " + failShare);
+        notNegative("keys", keys);
+        share("failShare", failShare);
+        share("flakyShare", flakyShare);
+        share("terminalShare", terminalShare);
+        if (failShare + flakyShare + terminalShare > 1) {
+            throw new IllegalArgumentException("failShare + flakyShare + terminalShare must be at most 1, got "
+                    + (failShare + flakyShare + terminalShare));
         }
         retryDelays = List.copyOf(retryDelays);
         doomedRetryDelays = List.copyOf(doomedRetryDelays);
@@ -75,13 +88,30 @@ public record Scenario(int events, int producers, int relays, int workers, int f
     /** The version of the README's test command: about a minute on two cores. */
     public static Scenario small() {
         return new Scenario(3_000, 2, 2, 2, 20, 7, 1, 5, 1, 0.05, List.of(1, 2, 5, 10, 10), List.of(1, 1), 10, 90, 12,
-                0, 0, 0, DEFAULT_MAX_QUEUE_DEPTH, DEFAULT_DISPATCH_BATCH_SIZE);
+                0, 0, 0, DEFAULT_MAX_QUEUE_DEPTH, DEFAULT_DISPATCH_BATCH_SIZE, 0, 0, 0);
     }
 
     /** The documented full run: 100,000 events, five minutes of faults. */
     public static Scenario full() {
         return new Scenario(100_000, 4, 4, 3, 300, 5, 2, 5, 2, 0, List.of(1, 2, 5, 10, 10), List.of(1, 1), 15, 300, 12,
-                0, 0, 0, DEFAULT_MAX_QUEUE_DEPTH, DEFAULT_DISPATCH_BATCH_SIZE);
+                0, 0, 0, DEFAULT_MAX_QUEUE_DEPTH, DEFAULT_DISPATCH_BATCH_SIZE, 0, 0, 0);
+    }
+
+    /**
+     * Ordered routes (issue 39): 10,000 events over 100 keys through 4 relays and 2 workers, 5 % of
+     * them failing once (a retry keeps its key waiting), 0.3 % failing for good (each blocks its key);
+     * a kill -9 every ~5 s, a broker stop and an immediate PostgreSQL restart. After the drain the
+     * suite skips half the blocked heads and heals and requeues the others ({@link OrderedKeys}).
+     */
+    public static Scenario ordered() {
+        return new Scenario(10_000, 4, 4, 2, 60, 5, 1, 5, 1, 0, List.of(1, 2, 5, 10, 10), List.of(1, 1), 15, 300, 12,
+                0, 0, 0, DEFAULT_MAX_QUEUE_DEPTH, DEFAULT_DISPATCH_BATCH_SIZE, 100, 0.05, 0.003);
+    }
+
+    /** {@link #ordered()} in small numbers, for the test suite: 1,500 events over 20 keys, two of each process. */
+    public static Scenario orderedSmall() {
+        return new Scenario(1_500, 2, 2, 2, 15, 5, 1, 5, 0, 0, List.of(1, 2, 5, 10, 10), List.of(1, 1), 10, 90, 12,
+                0, 0, 0, DEFAULT_MAX_QUEUE_DEPTH, DEFAULT_DISPATCH_BATCH_SIZE, 20, 0.05, 0.01);
     }
 
     /**
@@ -95,7 +125,7 @@ public record Scenario(int events, int producers, int relays, int workers, int f
      */
     public static Scenario overload() {
         return new Scenario(6_000, 2, 2, 2, 40, 0, 1, 5, 0, 0, List.of(1), List.of(1, 1), 10, 120, 12,
-                400, 1, 40, 400, 100);
+                400, 1, 40, 400, 100, 0, 0, 0);
     }
 
     /** Whether this is an overload run: slow handlers or a recovery period. */
@@ -110,11 +140,44 @@ public record Scenario(int events, int producers, int relays, int workers, int f
 
     /** Whether the event with this sequence number is one whose handler always fails. */
     boolean doomed(long sequence) {
-        if (failShare <= 0) {
+        return every(sequence, failShare, 1);
+    }
+
+    /** Whether the ordinary event with this sequence number fails on its first attempt only. */
+    boolean flaky(long sequence) {
+        return !doomed(sequence) && every(sequence, flakyShare, 2);
+    }
+
+    /** Whether the ordinary event with this sequence number fails for good until healed. */
+    boolean terminal(long sequence) {
+        return !doomed(sequence) && !flaky(sequence) && every(sequence, terminalShare, 3);
+    }
+
+    /** Whether the routes are ordered. */
+    boolean orderedRoutes() {
+        return keys > 0;
+    }
+
+    /** The ordering key of the event with this sequence number, spread over {@link #keys} by a fixed mix of it and the seed. */
+    String key(long sequence) {
+        long z = (sequence + seed) * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 31)) * 0xBF58476D1CE4E5B9L;
+        return "key-" + Math.floorMod(z ^ (z >>> 29), keys);
+    }
+
+    /** One sequence in every 1/share, offset so that the kinds of failure fall on different events. */
+    private static boolean every(long sequence, double share, int offset) {
+        if (share <= 0) {
             return false;
         }
-        long every = Math.max(1, Math.round(1 / failShare));
-        return sequence % every == every - 1;
+        long every = Math.max(1, Math.round(1 / share));
+        return (sequence + offset) % every == 0;
+    }
+
+    private static void share(String name, double value) {
+        if (!(value >= 0 && value <= 1)) {
+            throw new IllegalArgumentException(name + " must be from 0 to 1, got " + value);
+        }
     }
 
     private static void positive(String name, int value) {
