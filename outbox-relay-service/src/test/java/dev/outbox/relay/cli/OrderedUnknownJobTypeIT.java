@@ -17,12 +17,8 @@ import dev.outbox.relay.Routes;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
-import dev.outbox.testing.TestPostgres;
 import dev.outbox.worker.OutboxWorker;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -85,17 +81,10 @@ class OrderedUnknownJobTypeIT {
     }
 
     private static String blocked(String... args) {
-        TestPostgres pg = TestPostgres.get();
-        Map<String, String> env = new HashMap<>(Map.of("OUTBOX_JDBC_URL", pg.jdbcUrl(), "OUTBOX_JDBC_USER", pg.user(),
-                "OUTBOX_JDBC_PASSWORD", pg.password(), "OUTBOX_SCHEMA", db.schema()));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
         String[] command = new String[args.length + 1];
         command[0] = "blocked";
         System.arraycopy(args, 0, command, 1, args.length);
-        int code = RelayCommand.run(command, env, new PrintWriter(out, true), new PrintWriter(err, true));
-        assertThat(code).as(err.toString()).isZero();
-        return out.toString();
+        return Cli.succeed(db, Map.of(), command);
     }
 
     @Test
