@@ -3,6 +3,8 @@ package dev.outbox.admin;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
+import dev.outbox.api.NotifyChannels;
+import dev.outbox.api.Outbox;
 import dev.outbox.delivery.OperatorTransitions;
 import dev.outbox.delivery.PlannedDsl;
 import dev.outbox.flyway.OutboxTables;
@@ -81,13 +83,15 @@ public final class OutboxAdmin {
     private final Clock clock;
     private final OperatorTransitions transitions;
     private final int batchSize;
+    private final @Nullable String notifyChannel;
 
-    private OutboxAdmin(DataSource dataSource, OutboxTables tables, Clock clock, int batchSize) {
+    private OutboxAdmin(DataSource dataSource, OutboxTables tables, Clock clock, int batchSize, @Nullable String notifyChannel) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.tables = Objects.requireNonNull(tables, "tables");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.transitions = new OperatorTransitions(tables, clock);
         this.batchSize = batchSize;
+        this.notifyChannel = notifyChannel;
     }
 
     public static OutboxAdmin of(DataSource dataSource, OutboxTables tables) {
@@ -96,7 +100,7 @@ public final class OutboxAdmin {
 
     /** With the clock that says what "now" and "older than" mean (tests fix it). */
     public static OutboxAdmin of(DataSource dataSource, OutboxTables tables, Clock clock) {
-        return new OutboxAdmin(dataSource, tables, clock, DEFAULT_BATCH_SIZE);
+        return new OutboxAdmin(dataSource, tables, clock, DEFAULT_BATCH_SIZE, Outbox.DEFAULT_NOTIFY_CHANNEL);
     }
 
     /** The same admin with requeues and removals in batches of {@code size} (1..100,000). */
@@ -104,7 +108,38 @@ public final class OutboxAdmin {
         if (size < 1 || size > Retention.MAX_BATCH_SIZE) {
             throw new IllegalArgumentException("batch size must be from 1 to " + Retention.MAX_BATCH_SIZE + ", got " + size);
         }
-        return new OutboxAdmin(dataSource, tables, clock, size);
+        return new OutboxAdmin(dataSource, tables, clock, size, notifyChannel);
+    }
+
+    /**
+     * The same admin, waking the relays that LISTEN on {@code channel} (the relay's
+     * {@code OUTBOX_NOTIFY_CHANNEL}) when a requeue or a skip changed something: one NOTIFY per
+     * batch, delivered as the batch commits, as a recording sends one. Default
+     * {@value Outbox#DEFAULT_NOTIFY_CHANNEL}.
+     */
+    public OutboxAdmin withNotifyChannel(String channel) {
+        if (channel == null || !NotifyChannels.isValid(channel)) {
+            throw new IllegalArgumentException("notifyChannel must be " + NotifyChannels.RULE + ", got '" + channel + "'");
+        }
+        return new OutboxAdmin(dataSource, tables, clock, batchSize, channel);
+    }
+
+    /** The same admin, sending no NOTIFY: relays find what it requeued or unblocked at their next poll. */
+    public OutboxAdmin withoutNotifications() {
+        return new OutboxAdmin(dataSource, tables, clock, batchSize, null);
+    }
+
+    /** The channel a requeue or skip notifies, if any. */
+    public Optional<String> notifyChannel() {
+        return Optional.ofNullable(notifyChannel);
+    }
+
+    /** Wakes the listening relays when {@code changed} is not empty; the NOTIFY goes out when {@code ctx}'s transaction commits. */
+    private Set<UUID> wakingRelays(DSLContext ctx, Set<UUID> changed) {
+        if (notifyChannel != null && !changed.isEmpty()) {
+            ctx.select(DSL.function("pg_notify", Object.class, DSL.val(notifyChannel), DSL.inline(""))).fetch();
+        }
+        return changed;
     }
 
     public OutboxTables tables() {
@@ -185,7 +220,7 @@ public final class OutboxAdmin {
      */
     public ChangeResult requeue(FailedFilter filter, boolean dryRun) {
         return change(filter, dryRun, ids -> {
-            Set<UUID> done = inTransaction(ctx -> transitions.requeue(ctx, ids));
+            Set<UUID> done = inTransaction(ctx -> wakingRelays(ctx, transitions.requeue(ctx, ids)));
             return new Changed(done, 0);
         }, "requeued");
     }
@@ -226,7 +261,7 @@ public final class OutboxAdmin {
      * A delivery named that is not (or no longer) a blocked head is left alone and reported.
      */
     public ChangeResult requeueBlocked(Collection<UUID> heads, boolean dryRun) {
-        return changeBlocked(heads, dryRun, ids -> inTransaction(ctx -> transitions.requeue(ctx, ids)), "requeued");
+        return changeBlocked(heads, dryRun, ids -> inTransaction(ctx -> wakingRelays(ctx, transitions.requeue(ctx, ids))), "requeued");
     }
 
     /**
@@ -234,7 +269,7 @@ public final class OutboxAdmin {
      * {@code heads} as for {@link #requeueBlocked}.
      */
     public ChangeResult skipBlocked(Collection<UUID> heads, boolean dryRun) {
-        return changeBlocked(heads, dryRun, ids -> inTransaction(ctx -> transitions.skip(ctx, ids)), "skipped");
+        return changeBlocked(heads, dryRun, ids -> inTransaction(ctx -> wakingRelays(ctx, transitions.skip(ctx, ids))), "skipped");
     }
 
     private ChangeResult changeBlocked(Collection<UUID> heads, boolean dryRun, Function<List<UUID>, Set<UUID>> batch, String verb) {

@@ -437,10 +437,13 @@ final class AdminCommands {
         return m;
     }
 
-    /** Runs {@code work} with an admin on a pool of its own for {@code s}, closed after; flushes {@code out}. */
+    /**
+     * Runs {@code work} with an admin on a pool of its own for {@code s}, closed after; flushes
+     * {@code out}. A requeue or skip wakes the relays on {@code OUTBOX_NOTIFY_CHANNEL}.
+     */
     static int withAdmin(ServiceSettings s, PrintWriter out, java.util.function.ToIntFunction<OutboxAdmin> work) {
         try (HikariDataSource dataSource = RelayCommand.adminDataSource(s)) {
-            int code = work.applyAsInt(OutboxAdmin.of(dataSource, s.tables()));
+            int code = work.applyAsInt(OutboxAdmin.of(dataSource, s.tables()).withNotifyChannel(s.notifyChannel()));
             out.flush();
             return code;
         }
