@@ -29,9 +29,10 @@
  * throws {@link dev.outbox.api.EventEncodingException} before anything is written; an id of one's own
  * that is already recorded throws {@link dev.outbox.api.DuplicateEventException} without aborting the
  * transaction, and {@code recordIfAbsent} records unless the id exists. All exceptions are
- * unchecked ({@link dev.outbox.api.OutboxException} and its subclasses, and jOOQ's
+ * unchecked: failures are {@link dev.outbox.api.OutboxException} and its subclasses, and jOOQ's
  * {@code DataAccessException} for a write the database refuses, which leaves a PostgreSQL
- * transaction aborted).
+ * transaction aborted; calls made wrongly get the JDK's {@code IllegalArgumentException},
+ * {@code NullPointerException} or {@code IllegalStateException}.
  */
 @NullMarked
 package dev.outbox.api;
