@@ -57,6 +57,9 @@ class RelayProcessIT {
             List<String> log = Files.readAllLines(stderr);
             assertThat(log).anyMatch(line -> line.contains("SIGTERM received"));
             assertThat(log).anyMatch(line -> line.contains("relay loop stopped"));
+            // the loop's summary, written at the latest when the loop stops: it did something
+            assertThat(log).anyMatch(line -> line.contains("relay in the last") && line.contains("1 event(s) routed")
+                    && line.contains("1 dispatched"));
         } finally {
             process.destroyForcibly();
         }

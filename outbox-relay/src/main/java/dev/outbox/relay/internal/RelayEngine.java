@@ -4,6 +4,7 @@ import dev.outbox.delivery.Claimed;
 import dev.outbox.delivery.DeliveryLog;
 import dev.outbox.delivery.FailureReason;
 import dev.outbox.delivery.LogDigest;
+import dev.outbox.delivery.LogSummary;
 import dev.outbox.delivery.LogText;
 import dev.outbox.delivery.OperatorTransitions;
 import dev.outbox.delivery.Outage;
@@ -114,6 +115,9 @@ public final class RelayEngine implements AutoCloseable {
     });
     /** Timeouts, refusals and holds counted per queue, and final failures bounded per interval. */
     private final LogDigest digest = new LogDigest(log);
+    /** What the loop did, at INFO at most once a minute when it did something (each pass's counts are at DEBUG). */
+    private final LogSummary summary = new LogSummary(log, "relay", List.of("event(s) routed", "delivery(ies) created", "dispatched",
+            "confirmed", "publish failure(s)", "completed", "timed out"));
     private final QueueDepths depths;
     private boolean queuesDeclared;
     /**
@@ -447,8 +451,11 @@ public final class RelayEngine implements AutoCloseable {
         try {
             while (!stopped.getAsBoolean()) {
                 digest.flushIfDue();
+                summary.flushIfDue();
                 try {
                     PassResult result = pass(true);
+                    summary.add(result.routedEvents(), result.createdDeliveries(), result.dispatched(), result.confirmed(),
+                            result.publishFailed(), result.completed(), result.timedOut());
                     answered(database);
                     broker.over();
                     if (!result.idle()) {
@@ -468,6 +475,7 @@ public final class RelayEngine implements AutoCloseable {
         } finally {
             settleLeftInFlight();
             digest.flush();
+            summary.flush();
             log.info("relay loop stopped");
         }
     }
@@ -494,6 +502,7 @@ public final class RelayEngine implements AutoCloseable {
             // a held queue's pending deliveries are no work until its depth, read again here, falls below the bound
             Set<String> held = depths.held().isEmpty() ? Set.of() : depths.refresh(publisher::readyMessages);
             digest.flushIfDue();
+            summary.flushIfDue();
             return read(ctx -> transitions.workWaiting(ctx, held));
         } catch (DataAccessException e) {
             throw DatabaseErrors.classify(e, dataSource);
