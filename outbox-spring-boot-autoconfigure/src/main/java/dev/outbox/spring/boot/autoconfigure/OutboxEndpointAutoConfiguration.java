@@ -27,7 +27,8 @@ public class OutboxEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     OutboxAdmin outboxAdmin(DataSource dataSource, OutboxProperties properties) {
-        return OutboxAdmin.of(dataSource, properties.tables());
+        // a requeue through the endpoint wakes the relays on the channel the application's recordings notify
+        return OutboxAdmin.of(dataSource, properties.tables()).withNotifyChannel(properties.getNotifyChannel());
     }
 
     @Bean

@@ -101,6 +101,12 @@ class OutboxActuatorConditionsIT {
     }
 
     @Test
+    void theAdminsRequeuesWakeTheRelaysOnTheApplicationsChannel() {
+        runner.withPropertyValues("outbox.notify-channel=orders_outbox").run(context ->
+                assertThat(context.getBean(OutboxAdmin.class).notifyChannel()).contains("orders_outbox"));
+    }
+
+    @Test
     void writeEnabledGivesTheWritableEndpoint() {
         runner.withPropertyValues("outbox.endpoint.write-enabled=true").run(context ->
                 assertThat(context).hasSingleBean(OutboxEndpoint.class).hasSingleBean(OutboxWritableEndpoint.class));
