@@ -24,7 +24,8 @@ import org.springframework.core.env.Environment;
 /**
  * The outbox in a Spring Boot application: an {@link Outbox} bean, to record with Boot's
  * {@code DSLContext} inside {@code @Transactional} methods, and the outbox migrations
- * ({@link OutboxMigrationsInitializer}, unless {@code outbox.flyway.enabled=false}), and the worker of
+ * ({@link OutboxMigrationsInitializer}; with {@code outbox.flyway.enabled=false} the check that the tables
+ * are there instead, {@link OutboxTablesVerifier}), and the worker of
  * the {@link OutboxJobHandler} beans ({@link OutboxWorkerLifecycle}), and the listener that records
  * Spring application events of {@code @OutboxEvent} classes ({@link OutboxEventListener}). Every bean backs
  * off when the application declares its own. The classes that moved between Boot 3.5 and 4.0 are
@@ -79,6 +80,23 @@ public class OutboxAutoConfiguration {
         @ConditionalOnMissingBean
         OutboxMigrationsInitializer outboxMigrationsInitializer(DataSource dataSource, OutboxProperties properties) {
             return new OutboxMigrationsInitializer(dataSource, properties.tables());
+        }
+    }
+
+    /**
+     * With {@code outbox.flyway.enabled=false}, the check that the application's own migrations made the
+     * outbox tables, up to date; it needs outbox-relay (the starter brings it).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "dev.outbox.relay.OutboxRelay")
+    @ConditionalOnBean(DataSource.class)
+    @ConditionalOnProperty(prefix = "outbox.flyway", name = "enabled", havingValue = "false")
+    static class TablesCheck {
+
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxTablesVerifier outboxTablesVerifier(DataSource dataSource, OutboxProperties properties) {
+            return new OutboxTablesVerifier(dataSource, properties.tables());
         }
     }
 
