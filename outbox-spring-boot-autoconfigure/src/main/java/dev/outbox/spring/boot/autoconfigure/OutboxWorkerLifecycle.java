@@ -2,7 +2,6 @@ package dev.outbox.spring.boot.autoconfigure;
 
 import dev.outbox.worker.OutboxWorker;
 import java.util.Objects;
-import org.springframework.context.SmartLifecycle;
 
 /**
  * Starts an {@link OutboxWorker} with the application context and stops it gracefully with it.
@@ -16,61 +15,24 @@ import org.springframework.context.SmartLifecycle;
  * {@code worker_died} and closes the connection. A worker is started once: a context stopped and
  * started again does not restart it.
  */
-public final class OutboxWorkerLifecycle implements SmartLifecycle {
-
-    /** The phase of the worker: {@link SmartLifecycle#DEFAULT_PHASE}, started last and stopped first. */
-    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE;
+public final class OutboxWorkerLifecycle extends ContextLifecycle {
 
     private final OutboxWorker worker;
-    private final boolean autoStartup;
-    private volatile boolean running;
 
     /** Starts and stops {@code worker}; with the context when {@code autoStartup}. */
     public OutboxWorkerLifecycle(OutboxWorker worker, boolean autoStartup) {
+        super(autoStartup, "outbox-worker-stop");
         this.worker = Objects.requireNonNull(worker, "worker");
-        this.autoStartup = autoStartup;
     }
 
     /** Connects and starts consuming; see {@link OutboxWorker#start()}. */
     @Override
-    public void start() {
+    void open() {
         worker.start();
-        running = true;
     }
 
     @Override
-    public void stop() {
-        try {
-            worker.close();
-        } finally {
-            running = false;
-        }
-    }
-
-    @Override
-    public void stop(Runnable callback) {
-        Thread closing = new Thread(() -> {
-            try {
-                stop();
-            } finally {
-                callback.run();
-            }
-        }, "outbox-worker-stop");
-        closing.start();
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public boolean isAutoStartup() {
-        return autoStartup;
-    }
-
-    @Override
-    public int getPhase() {
-        return PHASE;
+    void close() {
+        worker.close();
     }
 }

@@ -31,7 +31,7 @@ final class WorkerSettings {
         OutboxProperties.Worker settings = properties.getWorker();
         OutboxWorker.Builder builder = OutboxWorker.builder()
                 .dataSource(dataSource)
-                .connectionFactory(WorkerConnection.of(settings.getUri(), binder))
+                .connectionFactory(BrokerConnection.of("worker", settings.getUri(), binder))
                 .tables(properties.tables())
                 .serializer(serializer)
                 .name(settings.getName())

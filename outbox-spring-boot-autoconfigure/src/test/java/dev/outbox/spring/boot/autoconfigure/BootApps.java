@@ -1,19 +1,34 @@
 package dev.outbox.spring.boot.autoconfigure;
 
+import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.testing.PostgresSchemaExtension;
+import dev.outbox.testing.RabbitExtension;
 import dev.outbox.testing.TestPostgres;
 import java.util.ArrayList;
 import java.util.List;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.util.ClassUtils;
 
 /** Starts a real Boot application on a test class's schema: Boot's DataSource, Flyway and jOOQ there, and ours. */
 final class BootApps {
 
     private BootApps() {}
+
+    /** Our auto-configurations, those of the jars on the class path: Boot 3.5's health indicator is another module's. */
+    static AutoConfigurations outboxAutoConfigurations() {
+        List<Class<?>> classes = new ArrayList<>(List.of(OutboxAutoConfiguration.class, OutboxHealthAutoConfiguration.class,
+                OutboxEndpointAutoConfiguration.class));
+        String boot3 = "dev.outbox.spring.boot3.health.OutboxBoot3HealthAutoConfiguration";
+        if (ClassUtils.isPresent(boot3, null)) {
+            classes.add(ClassUtils.resolveClassName(boot3, null));
+        }
+        return AutoConfigurations.of(classes.toArray(Class<?>[]::new));
+    }
 
     static ConfigurableApplicationContext start(PostgresSchemaExtension db, Class<?> app, String... extra) {
         return start(db, app, WebApplicationType.NONE, extra);
@@ -38,6 +53,19 @@ final class BootApps {
                 "outbox.schema=" + db.schema()));
         properties.addAll(List.of(extra));
         return new SpringApplicationBuilder(app).web(web).properties(properties.toArray(String[]::new)).run();
+    }
+
+    /** Boot's own {@code spring.rabbitmq.*} keys for the test broker, then {@code extra}: the worker and the relay read them. */
+    static String[] withBroker(RabbitExtension rabbit, String... extra) {
+        AmqpAddress broker = AmqpAddress.parse(rabbit.uri(), "test broker");
+        List<String> properties = new ArrayList<>(List.of(
+                "spring.rabbitmq.host=" + broker.host(),
+                "spring.rabbitmq.port=" + broker.port(),
+                "spring.rabbitmq.username=" + broker.username(),
+                "spring.rabbitmq.password=" + broker.password(),
+                "spring.rabbitmq.virtual-host=" + broker.virtualHost()));
+        properties.addAll(List.of(extra));
+        return properties.toArray(String[]::new);
     }
 
     /** The rows of {@code table} in the test class's schema that match {@code condition}, read outside the application. */

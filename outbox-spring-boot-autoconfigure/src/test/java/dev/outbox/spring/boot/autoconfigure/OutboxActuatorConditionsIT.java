@@ -6,19 +6,16 @@ import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.relay.OutboxStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
-import org.springframework.util.ClassUtils;
 
 /**
  * When the actuator's outbox health and endpoint are there and when they back off, with
@@ -33,19 +30,8 @@ class OutboxActuatorConditionsIT {
     @RegisterExtension
     static final RabbitExtension rabbit = new RabbitExtension();
 
-    /** The auto-configurations of the jars on the class path: Boot 3.5's indicator is another module's. */
-    private static AutoConfigurations ours() {
-        List<Class<?>> classes = new ArrayList<>(List.of(OutboxAutoConfiguration.class, OutboxHealthAutoConfiguration.class,
-                OutboxEndpointAutoConfiguration.class));
-        String boot3 = "dev.outbox.spring.boot3.health.OutboxBoot3HealthAutoConfiguration";
-        if (ClassUtils.isPresent(boot3, null)) {
-            classes.add(ClassUtils.resolveClassName(boot3, null));
-        }
-        return AutoConfigurations.of(classes.toArray(Class<?>[]::new));
-    }
-
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(ours())
+            .withConfiguration(BootApps.outboxAutoConfigurations())
             .withBean(DataSource.class, () -> new DelegatingDataSource(db.dataSource())) // the context's close leaves the class's pool open
             .withPropertyValues("outbox.schema=" + db.schema(), "outbox.flyway.enabled=false", "outbox.worker.auto-startup=false",
                     "management.endpoints.web.exposure.include=*");

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.EventType;
 import dev.outbox.api.Outbox;
-import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.relay.OutboxRelay;
 import dev.outbox.relay.RetrySchedule;
 import dev.outbox.relay.Route;
@@ -123,15 +122,7 @@ class OutboxWorkerIT {
 
     /** Boot's own keys for the test broker: the worker reads them, not a URI of ours. */
     private static String[] withBroker(String... extra) {
-        AmqpAddress broker = AmqpAddress.parse(rabbit.uri(), "test broker");
-        List<String> properties = new java.util.ArrayList<>(List.of(
-                "spring.rabbitmq.host=" + broker.host(),
-                "spring.rabbitmq.port=" + broker.port(),
-                "spring.rabbitmq.username=" + broker.username(),
-                "spring.rabbitmq.password=" + broker.password(),
-                "spring.rabbitmq.virtual-host=" + broker.virtualHost()));
-        properties.addAll(List.of(extra));
-        return properties.toArray(String[]::new);
+        return BootApps.withBroker(rabbit, extra);
     }
 
     private static void record(ConfigurableApplicationContext context, Object event) {

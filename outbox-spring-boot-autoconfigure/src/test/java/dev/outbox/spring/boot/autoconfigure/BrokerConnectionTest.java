@@ -9,8 +9,11 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
-/** The worker's broker from Boot's {@code spring.rabbitmq.*} keys, with Boot's defaults, unless {@code outbox.worker.uri} is set. */
-class WorkerConnectionTest {
+/**
+ * The broker of the worker and of the embedded relay from Boot's {@code spring.rabbitmq.*} keys, with Boot's defaults, unless
+ * {@code outbox.worker.uri} (or {@code outbox.relay.uri}) is set.
+ */
+class BrokerConnectionTest {
 
     private static Binder binder(Map<String, String> properties) {
         return new Binder(new MapConfigurationPropertySource(properties));
@@ -18,7 +21,7 @@ class WorkerConnectionTest {
 
     @Test
     void withoutSettingsConnectsWhereBootsRabbitDefaultsPoint() {
-        ConnectionFactory factory = WorkerConnection.of(null, binder(Map.of()));
+        ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of()));
 
         assertThat(factory.getHost()).isEqualTo("localhost");
         assertThat(factory.getPort()).isEqualTo(5672);
@@ -30,7 +33,7 @@ class WorkerConnectionTest {
 
     @Test
     void readsHostPortCredentialsAndVirtualHostFromSpringRabbitmq() {
-        ConnectionFactory factory = WorkerConnection.of(null, binder(Map.of(
+        ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of(
                 "spring.rabbitmq.host", "rabbit.internal",
                 "spring.rabbitmq.port", "5673",
                 "spring.rabbitmq.username", "jobs",
@@ -46,7 +49,7 @@ class WorkerConnectionTest {
 
     @Test
     void sslEnabledUsesTlsOnBootsTlsPort() {
-        ConnectionFactory factory = WorkerConnection.of(null, binder(Map.of("spring.rabbitmq.ssl.enabled", "true")));
+        ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of("spring.rabbitmq.ssl.enabled", "true")));
 
         assertThat(factory.isSSL()).isTrue();
         assertThat(factory.getPort()).isEqualTo(5671);
@@ -54,7 +57,7 @@ class WorkerConnectionTest {
 
     @Test
     void oneAddressInSpringRabbitmqAddressesWinsOverHostAndPort() {
-        ConnectionFactory factory = WorkerConnection.of(null, binder(Map.of(
+        ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of(
                 "spring.rabbitmq.host", "ignored",
                 "spring.rabbitmq.addresses", "amqp://jobs:s3cret@rabbit-1:5680/orders")));
 
@@ -66,13 +69,13 @@ class WorkerConnectionTest {
 
     @Test
     void severalAddressesFailNamingTheProperty() {
-        assertThatThrownBy(() -> WorkerConnection.of(null, binder(Map.of("spring.rabbitmq.addresses", "rabbit-1:5672,rabbit-2:5672"))))
+        assertThatThrownBy(() -> BrokerConnection.of("worker", null, binder(Map.of("spring.rabbitmq.addresses", "rabbit-1:5672,rabbit-2:5672"))))
                 .hasMessageStartingWith("spring.rabbitmq.addresses: the outbox worker connects to one broker address, got 2");
     }
 
     @Test
     void outboxWorkerUriOverridesSpringRabbitmq() {
-        ConnectionFactory factory = WorkerConnection.of("amqps://w:p@other-broker/jobs", binder(Map.of(
+        ConnectionFactory factory = BrokerConnection.of("worker", "amqps://w:p@other-broker/jobs", binder(Map.of(
                 "spring.rabbitmq.host", "rabbit.internal", "spring.rabbitmq.username", "jobs")));
 
         assertThat(factory.getHost()).isEqualTo("other-broker");
@@ -84,8 +87,29 @@ class WorkerConnectionTest {
 
     @Test
     void aBadOutboxWorkerUriFailsNamingThePropertyWithoutRepeatingIt() {
-        assertThatThrownBy(() -> WorkerConnection.of("http://user:secret@host", binder(Map.of())))
+        assertThatThrownBy(() -> BrokerConnection.of("worker", "http://user:secret@host", binder(Map.of())))
                 .hasMessageStartingWith("outbox.worker.uri: must start with amqp://")
                 .hasMessageNotContaining("secret");
+    }
+
+    @Test
+    void theRelayReadsSpringRabbitmqToo() {
+        ConnectionFactory factory = BrokerConnection.of("relay", null, binder(Map.of("spring.rabbitmq.host", "rabbit.internal")));
+
+        assertThat(factory.getHost()).isEqualTo("rabbit.internal");
+        assertThat(factory.getPort()).isEqualTo(5672);
+    }
+
+    @Test
+    void outboxRelayUriOverridesSpringRabbitmqAndIsNamedInErrors() {
+        ConnectionFactory factory = BrokerConnection.of("relay", "amqp://r:p@relay-broker:5680/%2F", binder(Map.of(
+                "spring.rabbitmq.host", "rabbit.internal")));
+        assertThat(factory.getHost()).isEqualTo("relay-broker");
+        assertThat(factory.getPort()).isEqualTo(5680);
+
+        assertThatThrownBy(() -> BrokerConnection.of("relay", "http://host", binder(Map.of())))
+                .hasMessageStartingWith("outbox.relay.uri: must start with amqp://");
+        assertThatThrownBy(() -> BrokerConnection.of("relay", null, binder(Map.of("spring.rabbitmq.addresses", "a:5672,b:5672"))))
+                .hasMessageContaining("the outbox relay connects to one broker address, got 2; name one, or set outbox.relay.uri");
     }
 }

@@ -9,28 +9,35 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 
 /**
- * The worker's broker: {@code outbox.worker.uri} when set, else Boot's {@code spring.rabbitmq.*}
+ * The broker of the worker and of the embedded relay: {@code outbox.worker.uri} (or
+ * {@code outbox.relay.uri}) when set, else Boot's {@code spring.rabbitmq.*}
  * keys with Boot's defaults (localhost, 5672 or 5671 with TLS, guest/guest, virtual host {@code /}).
  * The keys are bound here rather than through Boot's {@code RabbitProperties}, whose package differs
  * between Boot 3.5 and 4.0 and which is absent without Spring AMQP: one code path for both lines, and
- * the worker keeps amqp-client without Spring AMQP.
+ * the worker and the relay keep amqp-client without Spring AMQP.
  */
-final class WorkerConnection {
+final class BrokerConnection {
 
     private static final String RABBIT = "spring.rabbitmq.";
 
-    private WorkerConnection() {}
+    private BrokerConnection() {}
 
-    /** A connection factory that recovers after a network failure, as the worker's own for an AMQP URI. */
-    static ConnectionFactory of(@Nullable String uri, Binder binder) {
-        ConnectionFactory factory = AmqpFactories.of(uri != null ? AmqpAddress.parse(uri, "outbox.worker.uri") : fromBoot(binder));
+    /**
+     * A connection factory that recovers after a network failure, as the worker's own for an AMQP URI
+     * (the relay copies it and reconnects by itself).
+     *
+     * @param part {@code worker} or {@code relay}: whose {@code outbox.<part>.uri} is {@code uri}
+     */
+    static ConnectionFactory of(String part, @Nullable String uri, Binder binder) {
+        String property = "outbox." + part + ".uri";
+        ConnectionFactory factory = AmqpFactories.of(uri != null ? AmqpAddress.parse(uri, property) : fromBoot(part, binder));
         factory.setAutomaticRecoveryEnabled(true);
         factory.setTopologyRecoveryEnabled(true);
         return factory;
     }
 
     /** The address of {@code spring.rabbitmq.*}; a problem names the property. */
-    static AmqpAddress fromBoot(Binder binder) {
+    static AmqpAddress fromBoot(String part, Binder binder) {
         boolean tls = binder.bind(RABBIT + "ssl.enabled", Boolean.class).orElse(false);
         String host = binder.bind(RABBIT + "host", String.class).orElse("localhost");
         Integer port = binder.bind(RABBIT + "port", Integer.class).orElse(null);
@@ -39,8 +46,8 @@ final class WorkerConnection {
         String virtualHost = binder.bind(RABBIT + "virtual-host", String.class).orElse("/");
         List<String> addresses = binder.bind(RABBIT + "addresses", Bindable.listOf(String.class)).orElse(List.of());
         if (addresses.size() > 1) {
-            throw new IllegalArgumentException(RABBIT + "addresses: the outbox worker connects to one broker address, got "
-                    + addresses.size() + "; name one, or set outbox.worker.uri");
+            throw new IllegalArgumentException(RABBIT + "addresses: the outbox " + part + " connects to one broker address, got "
+                    + addresses.size() + "; name one, or set outbox." + part + ".uri");
         }
         if (addresses.size() == 1) {
             String address = addresses.get(0).trim();
