@@ -2,6 +2,8 @@ package dev.outbox.spring.boot.autoconfigure;
 
 import dev.outbox.api.EventSerializer;
 import dev.outbox.api.Outbox;
+import dev.outbox.relay.OutboxRelay;
+import dev.outbox.relay.Routes;
 import dev.outbox.spring.OutboxEventListener;
 import dev.outbox.worker.OutboxWorker;
 import javax.sql.DataSource;
@@ -27,7 +29,8 @@ import org.springframework.core.env.Environment;
  * ({@link OutboxMigrationsInitializer}; with {@code outbox.flyway.enabled=false} the check that the tables
  * are there instead, {@link OutboxTablesVerifier}), and the worker of
  * the {@link OutboxJobHandler} beans ({@link OutboxWorkerLifecycle}), and the listener that records
- * Spring application events of {@code @OutboxEvent} classes ({@link OutboxEventListener}). Every bean backs
+ * Spring application events of {@code @OutboxEvent} classes ({@link OutboxEventListener}), and, with
+ * {@code outbox.relay.enabled=true}, the relay ({@link OutboxRelayLifecycle}). Every bean backs
  * off when the application declares its own. The classes that moved between Boot 3.5 and 4.0 are
  * named by both names.
  */
@@ -123,6 +126,33 @@ public class OutboxAutoConfiguration {
         @ConditionalOnMissingBean
         OutboxWorkerLifecycle outboxWorkerLifecycle(OutboxWorker worker, OutboxProperties properties) {
             return new OutboxWorkerLifecycle(worker, properties.getWorker().isAutoStartup());
+        }
+    }
+
+    /**
+     * The relay inside the application, started and stopped with the context; only with
+     * {@code outbox.relay.enabled=true}. Its routes: {@code outbox.relay.routes-file} and the
+     * {@link Routes} beans. Several instances of the application relay side by side, as several relay
+     * services do.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "dev.outbox.relay.OutboxRelay")
+    @ConditionalOnBean(DataSource.class)
+    @ConditionalOnProperty(prefix = "outbox.relay", name = "enabled", havingValue = "true")
+    static class Relay {
+
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxRelay outboxRelay(ListableBeanFactory beans, DataSource dataSource, OutboxProperties properties, Environment environment) {
+            OutboxRelay.Builder builder = EmbeddedRelay.builder(dataSource, properties, beans.getBeansOfType(Routes.class),
+                    Binder.get(environment));
+            return EmbeddedRelay.build(OutboxMeters.bind(builder, beans));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        OutboxRelayLifecycle outboxRelayLifecycle(OutboxRelay relay, OutboxProperties properties) {
+            return new OutboxRelayLifecycle(relay, properties.getRelay().isAutoStartup());
         }
     }
 }

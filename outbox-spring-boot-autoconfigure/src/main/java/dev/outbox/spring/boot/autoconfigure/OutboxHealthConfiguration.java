@@ -13,7 +13,7 @@ import org.springframework.context.annotation.Configuration;
  * The parts of the {@code outbox} health and the {@link OutboxHealth} that reads them, shared by the
  * health indicators of both Boot lines: each line's auto-configuration imports this class and adds
  * only its indicator. The {@code backlog} part needs outbox-relay (the status), the {@code worker}
- * part the auto-configured worker.
+ * part the auto-configured worker, the {@code relay} part the embedded relay.
  */
 @Configuration(proxyBeanMethods = false)
 public class OutboxHealthConfiguration {
@@ -49,6 +49,18 @@ public class OutboxHealthConfiguration {
         @ConditionalOnMissingBean(name = "outboxWorkerHealthCheck")
         OutboxHealthCheck outboxWorkerHealthCheck(OutboxWorkerLifecycle lifecycle) {
             return new WorkerHealthCheck(lifecycle);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "dev.outbox.relay.OutboxRelay")
+    @ConditionalOnBean(type = "dev.outbox.spring.boot.autoconfigure.OutboxRelayLifecycle")
+    static class Relay {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "outboxRelayHealthCheck")
+        OutboxHealthCheck outboxRelayHealthCheck(OutboxRelayLifecycle lifecycle) {
+            return new RelayHealthCheck(lifecycle);
         }
     }
 }

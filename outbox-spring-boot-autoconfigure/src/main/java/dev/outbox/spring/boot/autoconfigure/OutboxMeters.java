@@ -1,6 +1,7 @@
 package dev.outbox.spring.boot.autoconfigure;
 
 import dev.outbox.api.Outbox;
+import dev.outbox.relay.OutboxRelay;
 import dev.outbox.worker.OutboxWorker;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
@@ -9,7 +10,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Binds the outbox's meters to the application's {@code MeterRegistry} (Boot's, with actuator),
- * with the names the relay service uses (the worker's: those of outbox-worker). Micrometer stays optional: this class is the only one that
+ * with the names the relay service uses (the worker's: those of outbox-worker; the embedded relay's:
+ * those of the relay service, the same outbox-relay meters). Micrometer stays optional: this class is the only one that
  * names it, and it is loaded only when Micrometer is on the class path.
  */
 final class OutboxMeters {
@@ -29,6 +31,14 @@ final class OutboxMeters {
         return MICROMETER ? Registry.bind(builder, beans) : builder;
     }
 
+    /**
+     * Gives {@code builder} the context's one {@code MeterRegistry}, if Micrometer is present and there is
+     * one: the relay's meters, named as the relay service's.
+     */
+    static OutboxRelay.Builder bind(OutboxRelay.Builder builder, BeanFactory beans) {
+        return MICROMETER ? Registry.bind(builder, beans) : builder;
+    }
+
     /** Names {@code MeterRegistry}: loaded only behind the class-path check. */
     private static final class Registry {
         static Outbox.Builder bind(Outbox.Builder builder, BeanFactory beans) {
@@ -37,6 +47,11 @@ final class OutboxMeters {
         }
 
         static OutboxWorker.Builder bind(OutboxWorker.Builder builder, BeanFactory beans) {
+            MeterRegistry registry = of(beans);
+            return registry == null ? builder : builder.meterRegistry(registry);
+        }
+
+        static OutboxRelay.Builder bind(OutboxRelay.Builder builder, BeanFactory beans) {
             MeterRegistry registry = of(beans);
             return registry == null ? builder : builder.meterRegistry(registry);
         }

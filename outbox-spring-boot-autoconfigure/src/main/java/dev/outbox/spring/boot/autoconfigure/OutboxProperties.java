@@ -35,6 +35,8 @@ public class OutboxProperties {
 
     private final Worker worker = new Worker();
 
+    private final Relay relay = new Relay();
+
     private final Events events = new Events();
 
     private final Health health = new Health();
@@ -87,6 +89,10 @@ public class OutboxProperties {
 
     public Worker getWorker() {
         return worker;
+    }
+
+    public Relay getRelay() {
+        return relay;
     }
 
     public Events getEvents() {
@@ -299,6 +305,174 @@ public class OutboxProperties {
 
         public void setName(String name) {
             this.name = name;
+        }
+    }
+
+    /**
+     * {@code outbox.relay.*}: the relay inside the application, off by default. Its routes come from
+     * {@code outbox.relay.routes-file} and the application's {@code Routes} beans; the broker is Boot's
+     * {@code spring.rabbitmq.*} unless {@code outbox.relay.uri} names another. The tables and the NOTIFY
+     * channel are those of {@code outbox.*}. Plain types only: the binding must not need outbox-relay.
+     * The defaults are the relay's own, written out for the configuration metadata (EmbeddedRelayTest
+     * compares them).
+     */
+    public static class Relay {
+
+        /** Whether the relay runs inside the application (for teams that do not deploy the relay service). */
+        private boolean enabled;
+
+        /** Whether the relay starts with the context (off: start the OutboxRelayLifecycle bean yourself). */
+        private boolean autoStartup = true;
+
+        /** A routes file (YAML {@code .yaml}/{@code .yml} or JSON {@code .json}), the relay service's format. */
+        private @Nullable String routesFile;
+
+        /**
+         * The broker as an AMQP URI ({@code amqp://user:password@host:5672/%2F}, {@code amqps://} for
+         * TLS); when set, the relay ignores {@code spring.rabbitmq.*}.
+         */
+        private @Nullable String uri;
+
+        /** The pause after a pass that found nothing to do (a NOTIFY wakes it sooner): whole seconds, 1s..3600s. */
+        private Duration sleep = Duration.ofSeconds(1);
+
+        /** The type of the queues declared for job routes: {@code classic} or {@code quorum} (RabbitMQ only). */
+        private String queueType = "classic";
+
+        /** Events routed per transaction, 1..10000. */
+        private int routeBatchSize = 500;
+
+        /** Deliveries claimed per statement, 1..10000. */
+        private int dispatchBatchSize = 500;
+
+        /** Overdue deliveries swept per statement, 1..10000. */
+        private int timeoutBatchSize = 500;
+
+        /** Messages published and not yet confirmed, at most, 1..100000. */
+        private int maxInFlight = 2_000;
+
+        /** Messages waiting in one job queue, at most, before the relay holds back its dispatches, 0 (no bound)..1000000. */
+        private int maxQueueDepth = 1_000;
+
+        /** How long a publish may wait for the broker's confirm before it counts as refused; positive. */
+        private Duration confirmTimeout = Duration.ofSeconds(30);
+
+        /** How long the relay waits after a first NOTIFY before its pass, to take more events in one, 0..1s. */
+        private Duration wakeupLinger = Duration.ofMillis(5);
+
+        /** How often the relay's gauges are read from the database, 1s..1h (with a MeterRegistry). */
+        private Duration gaugeInterval = Duration.ofSeconds(15);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public boolean isAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+
+        public @Nullable String getRoutesFile() {
+            return routesFile;
+        }
+
+        public void setRoutesFile(@Nullable String routesFile) {
+            this.routesFile = routesFile;
+        }
+
+        public @Nullable String getUri() {
+            return uri;
+        }
+
+        public void setUri(@Nullable String uri) {
+            this.uri = uri;
+        }
+
+        public Duration getSleep() {
+            return sleep;
+        }
+
+        public void setSleep(Duration sleep) {
+            this.sleep = sleep;
+        }
+
+        public String getQueueType() {
+            return queueType;
+        }
+
+        public void setQueueType(String queueType) {
+            this.queueType = queueType;
+        }
+
+        public int getRouteBatchSize() {
+            return routeBatchSize;
+        }
+
+        public void setRouteBatchSize(int routeBatchSize) {
+            this.routeBatchSize = routeBatchSize;
+        }
+
+        public int getDispatchBatchSize() {
+            return dispatchBatchSize;
+        }
+
+        public void setDispatchBatchSize(int dispatchBatchSize) {
+            this.dispatchBatchSize = dispatchBatchSize;
+        }
+
+        public int getTimeoutBatchSize() {
+            return timeoutBatchSize;
+        }
+
+        public void setTimeoutBatchSize(int timeoutBatchSize) {
+            this.timeoutBatchSize = timeoutBatchSize;
+        }
+
+        public int getMaxInFlight() {
+            return maxInFlight;
+        }
+
+        public void setMaxInFlight(int maxInFlight) {
+            this.maxInFlight = maxInFlight;
+        }
+
+        public int getMaxQueueDepth() {
+            return maxQueueDepth;
+        }
+
+        public void setMaxQueueDepth(int maxQueueDepth) {
+            this.maxQueueDepth = maxQueueDepth;
+        }
+
+        public Duration getConfirmTimeout() {
+            return confirmTimeout;
+        }
+
+        public void setConfirmTimeout(Duration confirmTimeout) {
+            this.confirmTimeout = confirmTimeout;
+        }
+
+        public Duration getWakeupLinger() {
+            return wakeupLinger;
+        }
+
+        public void setWakeupLinger(Duration wakeupLinger) {
+            this.wakeupLinger = wakeupLinger;
+        }
+
+        public Duration getGaugeInterval() {
+            return gaugeInterval;
+        }
+
+        public void setGaugeInterval(Duration gaugeInterval) {
+            this.gaugeInterval = gaugeInterval;
         }
     }
 
