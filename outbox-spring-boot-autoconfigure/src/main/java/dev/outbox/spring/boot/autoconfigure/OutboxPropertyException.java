@@ -2,7 +2,8 @@ package dev.outbox.spring.boot.autoconfigure;
 
 /**
  * A bad {@code outbox.*} setting, found when a bean is built: the message names the property and says
- * what is wrong. An {@link IllegalArgumentException}, as the builders' own checks are.
+ * what is wrong, and {@link OutboxPropertyFailureAnalyzer} shows it at the top of the failed start
+ * instead of a bean creation stack. An {@link IllegalArgumentException}, as the builders' own checks are.
  */
 public final class OutboxPropertyException extends IllegalArgumentException {
 

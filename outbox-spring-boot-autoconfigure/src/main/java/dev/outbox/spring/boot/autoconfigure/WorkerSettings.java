@@ -79,7 +79,7 @@ final class WorkerSettings {
             // the worker's own rules, told with the names of the properties that set the values
             String message = String.valueOf(e.getMessage()).replace("QueueSettings.concurrency", concurrencyProperty)
                     .replace("QueueSettings.prefetch", prefetchProperty).replace("the concurrency", concurrencyProperty);
-            throw new IllegalArgumentException(message, e);
+            throw new OutboxPropertyException(message.contains(concurrencyProperty) ? concurrencyProperty : prefetchProperty, message, e);
         }
     }
 

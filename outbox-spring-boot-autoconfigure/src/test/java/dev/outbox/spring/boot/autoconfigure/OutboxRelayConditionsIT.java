@@ -14,6 +14,7 @@ import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -171,5 +172,28 @@ class OutboxRelayConditionsIT {
     void anUnknownQueueTypeFailsTheStartNamingTheProperty() {
         runner.withUserConfiguration(RouteBean.class).withPropertyValues("outbox.relay.enabled=true", "outbox.relay.queue-type=stream").run(context ->
                 assertThat(context).getFailure().hasStackTraceContaining("outbox.relay.queue-type must be classic or quorum, got 'stream'"));
+    }
+
+    @Test
+    void theFailureAnalyzerTellsTheBadPropertyAndWhatToDo() {
+        runner.withUserConfiguration(RouteBean.class).withPropertyValues("outbox.relay.enabled=true", "outbox.relay.max-in-flight=-1").run(context -> {
+            FailureAnalysis analysis = new OutboxPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).isEqualTo("The outbox could not start: the property 'outbox.relay.max-in-flight' is not"
+                    + " valid.\n\n    outbox.relay.max-in-flight must be from 1 to 100000, got -1");
+            assertThat(analysis.getAction()).startsWith("Update 'outbox.relay.max-in-flight' in the application's configuration");
+        });
+    }
+
+    @Test
+    void theFailureAnalyzerTellsABadWorkerPrefetchToo() {
+        runner.withBean("sendConfirmation", OutboxJobHandler.class,
+                        () -> OutboxJobHandler.of("send-confirmation", Object.class, EMAILS, (event, context) -> {}))
+                .withPropertyValues("outbox.worker.auto-startup=false", "outbox.worker.prefetch=-1").run(context -> {
+                    FailureAnalysis analysis = new OutboxPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription()).contains("the property 'outbox.worker.prefetch' is not valid")
+                            .contains("outbox.worker.prefetch must be 1..65535, got -1");
+                });
     }
 }
