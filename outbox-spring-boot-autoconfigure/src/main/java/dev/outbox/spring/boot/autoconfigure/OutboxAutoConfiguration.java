@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -153,6 +154,19 @@ public class OutboxAutoConfiguration {
         @ConditionalOnMissingBean
         OutboxRelayLifecycle outboxRelayLifecycle(OutboxRelay relay, OutboxProperties properties) {
             return new OutboxRelayLifecycle(relay, properties.getRelay().isAutoStartup());
+        }
+    }
+
+    /** {@code outbox.relay.enabled=true} without outbox-relay: the start fails saying what to add, rather than run no relay. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("dev.outbox.relay.OutboxRelay")
+    @ConditionalOnProperty(prefix = "outbox.relay", name = "enabled", havingValue = "true")
+    static class RelayMissing {
+
+        @Bean
+        Object outboxRelayMissing() {
+            throw new OutboxPropertyException("outbox.relay.enabled", "outbox.relay.enabled=true, but outbox-relay is not on the class path:"
+                    + " add the dependency dev.outbox:outbox-relay (the starter has it)");
         }
     }
 }

@@ -102,8 +102,15 @@ class OutboxRelayConditionsIT {
     }
 
     @Test
-    void withoutOutboxRelayOnTheClassPathThereIsNoRelay() {
-        runner.withClassLoader(new FilteredClassLoader(OutboxRelay.class)).withPropertyValues("outbox.relay.enabled=true").run(context -> {
+    void relayEnabledWithoutOutboxRelayOnTheClassPathFailsTheStartSayingWhatToAdd() {
+        runner.withClassLoader(new FilteredClassLoader(OutboxRelay.class)).withPropertyValues("outbox.relay.enabled=true").run(context ->
+                assertThat(context).getFailure().hasStackTraceContaining("outbox.relay.enabled=true, but outbox-relay is not on the class"
+                        + " path: add the dependency dev.outbox:outbox-relay (the starter has it)"));
+    }
+
+    @Test
+    void withoutOutboxRelayOnTheClassPathAndTheRelayOffNothingFails() {
+        runner.withClassLoader(new FilteredClassLoader(OutboxRelay.class)).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).doesNotHaveBean(OutboxRelayLifecycle.class);
         });
