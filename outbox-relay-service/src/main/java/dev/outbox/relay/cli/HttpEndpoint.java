@@ -22,7 +22,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -33,6 +35,12 @@ import org.slf4j.LoggerFactory;
  * server): {@code /metrics} in Prometheus' text format (the relay's meters and the JVM's),
  * {@code /health/live} (the loop makes progress) and {@code /health/ready} (the database and the
  * broker answer). Closed after the relay on SIGTERM.
+ *
+ * <p>A client that opens a connection and never finishes its request holds one handler thread while
+ * the JDK's server reads it. So each request must arrive whole within {@link #REQUEST_DEADLINE}, or
+ * its connection is closed (the JDK server's {@code sun.net.httpserver.maxReqTime}, set here unless
+ * the JVM was started with it), and there are {@value #HANDLERS} handler threads: a few such
+ * connections leave {@code /health/live} answering at once, many delay it by the deadline at most.
  */
 final class HttpEndpoint implements AutoCloseable {
 
@@ -40,6 +48,16 @@ final class HttpEndpoint implements AutoCloseable {
     /** What counts as the loop's progress: passes end (also failed ones) and batches are routed, dispatched, timed out. */
     private static final List<String> PROGRESS = List.of("outbox.relay.pass", "outbox.relay.events.routed",
             "outbox.relay.deliveries.dispatched", "outbox.relay.deliveries.timed.out");
+
+    /** How long a client has to send its whole request line and headers. */
+    static final Duration REQUEST_DEADLINE = Duration.ofSeconds(5);
+    /** Handler threads; idle ones end after a while. */
+    static final int HANDLERS = 16;
+
+    static {
+        // read once, when the JDK's server class is first used: before any HttpServer of this JVM is made
+        System.getProperties().putIfAbsent("sun.net.httpserver.maxReqTime", Long.toString(REQUEST_DEADLINE.toSeconds()));
+    }
 
     /** One dependency's check: returns when it answers, throws when it does not. */
     @FunctionalInterface
@@ -79,7 +97,10 @@ final class HttpEndpoint implements AutoCloseable {
                     + e.getClass().getSimpleName() + "; is the port in use? check " + ServiceSettings.HTTP_PORT + " and "
                     + ServiceSettings.HTTP_HOST + ")");
         }
-        this.handlers = Executors.newFixedThreadPool(2, daemon("outbox-http"));
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(HANDLERS, HANDLERS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                daemon("outbox-http"));
+        pool.allowCoreThreadTimeOut(true);
+        this.handlers = pool;
         this.watch = Executors.newSingleThreadScheduledExecutor(daemon("outbox-http-watch"));
         server.setExecutor(handlers);
         server.createContext("/metrics", exchange -> respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
@@ -98,6 +119,11 @@ final class HttpEndpoint implements AutoCloseable {
      */
     static HttpEndpoint open(InetAddress host, int port, Duration liveWindow, Probe database, Probe broker) {
         return new HttpEndpoint(host, port, liveWindow, database, broker);
+    }
+
+    /** The port it listens on (the one asked for, or the one the system chose for 0). */
+    int port() {
+        return server.getAddress().getPort();
     }
 
     /** The registry to give the relay. */
