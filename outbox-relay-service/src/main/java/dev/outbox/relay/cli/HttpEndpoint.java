@@ -1,6 +1,7 @@
 package dev.outbox.relay.cli;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.outbox.relay.RelayLoggers;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,6 +21,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -34,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * The HTTP endpoint of {@code relay --loop} when {@code OUTBOX_HTTP_PORT} is set (JDK's own HTTP
  * server): {@code /metrics} in Prometheus' text format (the relay's meters and the JVM's),
  * {@code /health/live} (the loop makes progress) and {@code /health/ready} (the database and the
- * broker answer). Closed after the relay on SIGTERM.
+ * broker answer); those three exact paths and no other (404), whatever they prefix. Closed after the
+ * relay on SIGTERM.
  *
  * <p>A client that opens a connection and never finishes its request holds one handler thread while
  * the JDK's server reads it. So each request must arrive whole within {@link #REQUEST_DEADLINE}, or
@@ -103,9 +106,19 @@ final class HttpEndpoint implements AutoCloseable {
         this.handlers = pool;
         this.watch = Executors.newSingleThreadScheduledExecutor(daemon("outbox-http-watch"));
         server.setExecutor(handlers);
-        server.createContext("/metrics", exchange -> respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
-        server.createContext("/health/live", this::live);
-        server.createContext("/health/ready", this::ready);
+        Map<String, HttpHandler> paths = Map.of(
+                "/metrics", exchange -> respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()),
+                "/health/live", this::live,
+                "/health/ready", this::ready);
+        // a context matches every path it prefixes: one for all, and only the exact paths answer
+        server.createContext("/", exchange -> {
+            HttpHandler handler = paths.get(exchange.getRequestURI().getRawPath());
+            if (handler == null) {
+                respond(exchange, 404, "text/plain; charset=utf-8", "not found\n");
+            } else {
+                handler.handle(exchange);
+            }
+        });
         watch.scheduleWithFixedDelay(this::sample, 0, 1, TimeUnit.SECONDS);
         server.start();
         log.info("HTTP endpoint on http://{}:{} (/metrics, /health/live, /health/ready)", hostText(host),

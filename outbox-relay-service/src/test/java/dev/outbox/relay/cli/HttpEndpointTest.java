@@ -65,4 +65,20 @@ class HttpEndpointTest {
 
         assertThat(get("/health/live").statusCode()).isEqualTo(200);
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/metricsx", "/metrics/", "/metrics/../../etc/passwd", "/health/livez", "/health/live/extra",
+            "/health/ready/", "/health", "/", "/health/LIVE"})
+    void answersOnlyItsThreeExactPaths(String path) throws Exception {
+        HttpResponse<String> response = get(path);
+
+        assertThat(response.statusCode()).isEqualTo(404);
+        assertThat(response.body()).doesNotContain("live", "ready", "jvm_");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/metrics", "/health/live", "/health/ready", "/metrics?name=x"})
+    void answersItsThreePaths(String path) throws Exception {
+        assertThat(get(path).statusCode()).isEqualTo(200);
+    }
 }
