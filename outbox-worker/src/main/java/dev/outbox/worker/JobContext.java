@@ -34,8 +34,9 @@ public interface JobContext {
     boolean isCurrentAttempt();
 
     /**
-     * The W3C {@code traceparent} the event was recorded with (the relay carries it in the message);
-     * empty when it was recorded without one. With the OpenTelemetry API on the class path the worker
+     * The W3C {@code traceparent} the event was recorded with, read from the event's row (never from
+     * the message, whose body anyone with access to the queue can write); empty when it was recorded
+     * without one. With the OpenTelemetry API on the class path the worker
      * runs the handler in a CONSUMER span that is a child of it, current on the handler's thread
      * ({@code Span.current()}), with {@code trace_id} and {@code span_id} in the MDC.
      */

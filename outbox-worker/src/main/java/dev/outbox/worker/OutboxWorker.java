@@ -55,7 +55,10 @@ import org.jspecify.annotations.Nullable;
  * is tried again with its message unacknowledged; a worker closed meanwhile leaves the message to the
  * broker for another worker. Malformed messages are rejected without requeue, and a
  * delivery they identify is failed with a safe reason ({@code bad_message}, {@code unknown_job_type},
- * {@code undeserializable_event}).
+ * {@code undeserializable_event}). A message that names a publish route's delivery (T5 for those is the
+ * relay's, on the broker's confirm) is rejected with a WARNING and changes
+ * nothing: no handler runs and the row stays the relay's. What the worker trusts is the row, never the
+ * message: the job type, the attempt, the event and its trace context all come from the database.
  *
  * <p>{@link #close()} stops consuming, waits up to {@link Builder#shutdownGrace(Duration)} for running
  * jobs, marks those still running {@code worker_died}, and closes the connection; messages received but
