@@ -1,4 +1,4 @@
-package dev.outbox.delivery;
+package dev.outbox.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
