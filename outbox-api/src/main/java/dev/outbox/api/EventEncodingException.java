@@ -15,12 +15,12 @@ public final class EventEncodingException extends OutboxException {
     private final String path;
 
     public EventEncodingException(String eventType, String path, String problem) {
-        super("cannot record event of type '" + eventType + "': " + path + " " + problem);
+        super("cannot record event of type '" + LogText.of(eventType) + "': " + path + " " + problem);
         this.path = path;
     }
 
     public EventEncodingException(String eventType, String path, String problem, Throwable cause) {
-        super("cannot record event of type '" + eventType + "': " + path + " " + problem, cause);
+        super("cannot record event of type '" + LogText.of(eventType) + "': " + path + " " + problem, cause);
         this.path = path;
     }
 

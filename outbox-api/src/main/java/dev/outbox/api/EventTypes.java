@@ -70,7 +70,7 @@ public final class EventTypes {
 
     static String checkName(@Nullable String name, String where) {
         if (name == null || !Names.isStableName(name)) {
-            throw new OutboxException(where + ": event type must match " + Names.STABLE_NAME.pattern() + ", got '" + name + "'");
+            throw new OutboxException(where + ": event type must match " + Names.STABLE_NAME.pattern() + ", got '" + LogText.of(name) + "'");
         }
         return name;
     }
@@ -85,11 +85,11 @@ public final class EventTypes {
             checkName(name, "EventTypes.register(" + type.getName() + ")");
             String previous = names.putIfAbsent(type, name);
             if (previous != null && !previous.equals(name)) {
-                throw new OutboxException("EventTypes: " + type.getName() + " is registered twice, as '" + previous + "' and '" + name + "'");
+                throw new OutboxException("EventTypes: " + type.getName() + " is registered twice, as '" + LogText.of(previous) + "' and '" + LogText.of(name) + "'");
             }
             for (Map.Entry<Class<?>, String> e : names.entrySet()) {
                 if (e.getValue().equals(name) && e.getKey() != type) {
-                    throw new OutboxException("EventTypes: '" + name + "' is registered for both " + e.getKey().getName() + " and " + type.getName());
+                    throw new OutboxException("EventTypes: '" + LogText.of(name) + "' is registered for both " + e.getKey().getName() + " and " + type.getName());
                 }
             }
             return this;

@@ -41,7 +41,7 @@ public record NewEvent(Object payload, @Nullable UUID id, @Nullable String event
         }
         if (traceparent != null && !TRACEPARENT.matcher(traceparent).matches()) {
             throw new IllegalArgumentException("NewEvent.traceparent must be a W3C traceparent (version-traceid-parentid-flags in lower-case hex), got '"
-                    + traceparent + "'");
+                    + LogText.of(traceparent) + "'");
         }
         if (tracestate != null && tracestate.length() > 512) {
             throw new IllegalArgumentException("NewEvent.tracestate must be at most 512 characters, got " + tracestate.length());

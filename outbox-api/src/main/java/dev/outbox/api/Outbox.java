@@ -457,7 +457,7 @@ public final class Outbox {
         /** The channel of the NOTIFY sent with each recording; {@value Outbox#DEFAULT_NOTIFY_CHANNEL} by default. */
         public Builder notifyChannel(String channel) {
             if (channel == null || !NotifyChannels.isValid(channel)) {
-                throw new IllegalArgumentException("notifyChannel must be " + NotifyChannels.RULE + ", got '" + channel + "'");
+                throw new IllegalArgumentException("notifyChannel must be " + NotifyChannels.RULE + ", got '" + LogText.of(channel) + "'");
             }
             this.notifyChannel = channel;
             return this;

@@ -21,7 +21,7 @@ public record DeliveryTemplate(RouteKind kind, String jobType, String queue, @Nu
     public DeliveryTemplate {
         retryDelaysSeconds = List.copyOf(retryDelaysSeconds);
         if (orderingPolicy != null && !orderingPolicy.equals(BLOCK) && !orderingPolicy.equals(SKIP)) {
-            throw new IllegalArgumentException("orderingPolicy must be null, 'block' or 'skip', got '" + orderingPolicy + "'");
+            throw new IllegalArgumentException("orderingPolicy must be null, 'block' or 'skip', got '" + LogText.of(orderingPolicy) + "'");
         }
     }
 
