@@ -1,5 +1,6 @@
 package dev.outbox.admin;
 
+import dev.outbox.api.LogText;
 import java.time.Instant;
 import java.util.Set;
 import java.util.UUID;
@@ -38,7 +39,7 @@ public record FailedFilter(@Nullable String queue, @Nullable String exchange, @N
         eventType = text("event type", eventType);
         if (reason != null && !REASON.matcher(reason).matches()) {
             throw new IllegalArgumentException("failure reason must be a code like timeout or job_failed ([a-z][a-z0-9_]*), got '"
-                    + shown(reason) + "'");
+                    + LogText.of(reason) + "'");
         }
         if (failedBefore != null && failedAfter != null && !failedAfter.isBefore(failedBefore)) {
             throw new IllegalArgumentException("failed-after (" + failedAfter + ") must be before failed-before (" + failedBefore + ")");
@@ -109,11 +110,5 @@ public record FailedFilter(@Nullable String queue, @Nullable String exchange, @N
             throw new IllegalArgumentException(what + " must be 1 to 255 characters, got " + value.length());
         }
         return value;
-    }
-
-    static String shown(String value) {
-        String bounded = value.length() > 64 ? value.substring(0, 64) + "..." : value;
-        return bounded.codePoints().collect(StringBuilder::new,
-                (b, c) -> b.appendCodePoint(Character.isISOControl(c) ? '?' : c), StringBuilder::append).toString();
     }
 }

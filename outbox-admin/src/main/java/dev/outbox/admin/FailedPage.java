@@ -1,5 +1,6 @@
 package dev.outbox.admin;
 
+import dev.outbox.api.LogText;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -33,13 +34,13 @@ public record FailedPage(List<FailedDelivery> deliveries, @Nullable Cursor next)
             int slash = text.indexOf('/');
             if (slash < 0) {
                 throw new IllegalArgumentException("a page cursor is FAILED_AT/DELIVERY_ID as printed after a page, got '"
-                        + FailedFilter.shown(text) + "'");
+                        + LogText.of(text) + "'");
             }
             try {
                 return new Cursor(Instant.parse(text.substring(0, slash)), UUID.fromString(text.substring(slash + 1)));
             } catch (DateTimeParseException | IllegalArgumentException e) {
                 throw new IllegalArgumentException("a page cursor is FAILED_AT/DELIVERY_ID as printed after a page, got '"
-                        + FailedFilter.shown(text) + "'", e);
+                        + LogText.of(text) + "'", e);
             }
         }
 

@@ -1,6 +1,7 @@
 package dev.outbox.relay;
 
 import com.rabbitmq.client.ConnectionFactory;
+import dev.outbox.api.LogText;
 import dev.outbox.api.NotifyChannels;
 import dev.outbox.api.Outbox;
 import dev.outbox.delivery.amqp.AmqpAddress;
@@ -376,7 +377,7 @@ public final class OutboxRelay implements AutoCloseable {
             }
             if (!NotifyChannels.isValid(notifyChannel)) {
                 throw new IllegalArgumentException("OutboxRelay.notifyChannel must be " + NotifyChannels.RULE + ", got '"
-                        + notifyChannel + "'");
+                        + LogText.of(notifyChannel) + "'");
             }
             if (wakeupLinger.isNegative() || wakeupLinger.compareTo(Duration.ofSeconds(1)) > 0) {
                 throw new IllegalArgumentException("OutboxRelay.wakeupLinger must be from 0 to 1 s, got " + wakeupLinger);

@@ -1,5 +1,6 @@
 package dev.outbox.relay;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -61,5 +62,16 @@ class RelayBuilderTest {
     @Test
     void refusesANullMeterRegistry() {
         assertThatThrownBy(() -> builder().meterRegistry(null)).isInstanceOf(NullPointerException.class).hasMessage("meterRegistry");
+    }
+
+    @Test
+    void quotesABoundedEscapedPrefixOfANotifyChannelItRefuses() {
+        String hostile = "bad\n\u001b[31m" + "x".repeat(1 << 20);
+
+        assertThatThrownBy(() -> builder().notifyChannel(hostile).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("got 'bad\\u000a\\u001b[31mxxx")
+                .hasMessageContaining("…(+")
+                .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(1_000).doesNotContain("\n", "\u001b"));
     }
 }
