@@ -1,5 +1,6 @@
 package dev.outbox.admin;
 
+import dev.outbox.delivery.DurationLimits;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
@@ -8,7 +9,8 @@ import org.jspecify.annotations.Nullable;
  * than {@code failed}, unrouted events older than {@code unrouted} (only when given: an unrouted
  * event may be waiting for a route still to be deployed), and always the routed events that have no
  * delivery left. Ages count from {@code completed_at}, {@code failed_at} and the event's
- * {@code created_at}. Each batch deletes at most {@code batchSize} rows in its own transaction.
+ * {@code created_at}. Each batch deletes at most {@code batchSize} rows in its own transaction. An
+ * age is positive and at most 100 years ({@link DurationLimits#MAX}).
  *
  * <pre>{@code
  * Retention.of().completed(Duration.ofDays(7)).failed(Duration.ofDays(30))
@@ -52,6 +54,9 @@ public record Retention(@Nullable Duration completed, @Nullable Duration failed,
     private static void positive(String what, @Nullable Duration age) {
         if (age != null && (age.isNegative() || age.isZero())) {
             throw new IllegalArgumentException(what + " age must be positive, got " + age);
+        }
+        if (age != null) {
+            DurationLimits.atMostMax(what + " age", age);
         }
     }
 }

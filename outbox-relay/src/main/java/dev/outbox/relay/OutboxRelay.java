@@ -4,6 +4,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.api.LogText;
 import dev.outbox.api.NotifyChannels;
 import dev.outbox.api.Outbox;
+import dev.outbox.delivery.DurationLimits;
 import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.delivery.amqp.AmqpFactories;
 import dev.outbox.flyway.OutboxTables;
@@ -270,7 +271,7 @@ public final class OutboxRelay implements AutoCloseable {
             return this;
         }
 
-        /** How long a publish may wait for its confirm before it counts as failed (T3). Default 30 s. */
+        /** How long a publish may wait for its confirm before it counts as failed (T3): positive, at most 100 years. Default 30 s. */
         public Builder confirmTimeout(Duration confirmTimeout) {
             this.confirmTimeout = Objects.requireNonNull(confirmTimeout, "confirmTimeout");
             return this;
@@ -372,6 +373,7 @@ public final class OutboxRelay implements AutoCloseable {
             if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
                 throw new IllegalArgumentException("OutboxRelay.confirmTimeout must be positive, got " + confirmTimeout);
             }
+            DurationLimits.atMostMax("OutboxRelay.confirmTimeout", confirmTimeout);
             if (sleep.toNanos() % 1_000_000_000L != 0 || sleep.getSeconds() < 1 || sleep.getSeconds() > 3600) {
                 throw new IllegalArgumentException("OutboxRelay.sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
             }

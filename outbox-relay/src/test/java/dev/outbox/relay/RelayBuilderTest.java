@@ -74,4 +74,11 @@ class RelayBuilderTest {
                 .hasMessageContaining("…(+")
                 .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(1_000).doesNotContain("\n", "\u001b"));
     }
+
+    @Test
+    void refusesAConfirmTimeoutOfMoreThanAHundredYears() {
+        assertThatThrownBy(() -> builder().confirmTimeout(java.time.temporal.ChronoUnit.FOREVER.getDuration()).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("OutboxRelay.confirmTimeout must be at most 36500 days (100 years), got PT");
+    }
 }

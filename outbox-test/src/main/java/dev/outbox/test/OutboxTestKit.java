@@ -7,6 +7,7 @@ import dev.outbox.api.EventSerializer;
 import dev.outbox.api.EventTypes;
 import dev.outbox.api.OutboxDsl;
 import dev.outbox.delivery.Claimed;
+import dev.outbox.delivery.DurationLimits;
 import dev.outbox.delivery.RelayTransitions;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.OutboxRelay;
@@ -335,7 +336,8 @@ public final class OutboxTestKit {
      * thread, while its real {@code OutboxWorker} consumes, until a pass finds nothing to do and every
      * delivery is settled (completed or failed); returns how many passes it ran. A retry waits for its
      * delay by the relay's clock; a delivery whose queue no worker reads stays dispatched, and this
-     * waits for it until {@code timeout}.
+     * waits for it until {@code timeout} ({@code ChronoUnit.FOREVER.getDuration()}, or anything longer
+     * than about 292 years, waits without a limit).
      *
      * @throws AssertionError when the outbox is not drained within {@code timeout}, naming the deliveries
      *     still pending or dispatched
@@ -343,7 +345,8 @@ public final class OutboxTestKit {
     public int awaitDrained(OutboxRelay relay, Duration timeout) {
         Objects.requireNonNull(relay, "relay");
         Objects.requireNonNull(timeout, "timeout");
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long started = System.nanoTime();
+        long limit = DurationLimits.saturatedNanos(timeout); // FOREVER: no limit
         int passes = 0;
         while (true) {
             PassResult pass = relay.runOnce();
@@ -352,7 +355,7 @@ public final class OutboxTestKit {
             if (pass.idle() && busy.isEmpty()) {
                 return passes;
             }
-            if (System.nanoTime() - deadline > 0) {
+            if (System.nanoTime() - started > limit) {
                 throw new AssertionError("the outbox is not drained after " + timeout + " (" + passes + " relay passes): " + busy.size()
                         + " deliveries pending or dispatched: " + busy.stream().limit(10)
                         .map(d -> d.jobType() + " on " + d.queue() + " " + d.status() + " attempt " + d.attempts())

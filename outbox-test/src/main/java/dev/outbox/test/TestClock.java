@@ -1,5 +1,6 @@
 package dev.outbox.test;
 
+import dev.outbox.delivery.DurationLimits;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,13 +36,14 @@ public final class TestClock extends Clock {
     /**
      * Moves the clock forward by {@code duration}.
      *
-     * @throws IllegalArgumentException for a negative duration
+     * @throws IllegalArgumentException for a negative duration, or one of more than 100 years
      */
     public void advance(Duration duration) {
         Objects.requireNonNull(duration, "duration");
         if (duration.isNegative()) {
             throw new IllegalArgumentException("duration must not be negative, got " + duration);
         }
+        DurationLimits.atMostMax("TestClock.advance's duration", duration);
         now.updateAndGet(t -> t.plus(duration));
     }
 

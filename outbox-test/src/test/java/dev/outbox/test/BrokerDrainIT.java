@@ -14,6 +14,7 @@ import dev.outbox.worker.OutboxWorker;
 import dev.outbox.worker.RetryableOutboxException;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -81,20 +82,33 @@ class BrokerDrainIT {
         }
     }
 
+    /** A relay that routes parcel.shipped to an "archive" job on {@code queue}, with no retries. */
+    private OutboxRelay archivingRelay(String queue) {
+        Routes routes = Routes.builder()
+                .route("parcel.shipped", Route.job("archive", queue, List.of(), Duration.ofMinutes(5)))
+                .build();
+        return OutboxRelay.builder().dataSource(db.dataSource()).tables(db.tables()).amqpUri(rabbit.uri()).routes(routes).build();
+    }
+
     @Test
     void failsNamingTheDeliveriesStillDispatchedWhenNoWorkerReadsTheirQueue() {
         String unread = rabbit.queue("unread");
-        Routes routes = Routes.builder()
-                .route("parcel.shipped", Route.job("archive", unread, List.of(), Duration.ofMinutes(5)))
-                .build();
         OutboxTestKit kit = OutboxTestKit.builder().dataSource(db.dataSource()).tables(db.tables()).build();
         ship(9);
-        try (OutboxRelay relay = OutboxRelay.builder().dataSource(db.dataSource()).tables(db.tables()).amqpUri(rabbit.uri()).routes(routes)
-                .build()) {
+        try (OutboxRelay relay = archivingRelay(unread)) {
             assertThatThrownBy(() -> kit.awaitDrained(relay, Duration.ofMillis(500)))
                     .isInstanceOf(AssertionError.class)
                     .hasMessageContaining("the outbox is not drained after PT0.5S")
                     .hasMessageContaining("1 deliveries pending or dispatched: archive on " + unread + " DISPATCHED attempt 1");
+        }
+    }
+
+    @Test
+    void waitsWithoutALimitForAForeverTimeout() {
+        OutboxTestKit kit = OutboxTestKit.builder().dataSource(db.dataSource()).tables(db.tables()).build();
+        try (OutboxRelay relay = archivingRelay(rabbit.queue("forever"))) {
+            // nothing recorded: the first pass is idle, so this returns at once, unless the timeout overflows
+            assertThat(kit.awaitDrained(relay, ChronoUnit.FOREVER.getDuration())).isEqualTo(1);
         }
     }
 }
