@@ -129,11 +129,15 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
         return d == null ? null : d.toMillis() / 1000.0;
     }
 
-    /** Plain-text tables for a terminal; empty tables print zeros. */
+    /**
+     * Plain-text tables for a terminal; empty tables print zeros. Names read from the tables (queues,
+     * routes, failure reasons, keys), which another program may have written, print as
+     * {@code LogText} does: control characters escaped, so none can move the cursor or forge a line.
+     */
     public String toTable() {
         StringBuilder out = new StringBuilder();
         out.append("outbox status at ").append(at).append('\n').append('\n');
-        int width = Math.max(5, queues.stream().mapToInt(q -> q.name().length()).max().orElse(0));
+        int width = Math.max(5, queues.stream().mapToInt(q -> LogText.of(q.name()).length()).max().orElse(0));
         String format = "%-" + width + "s %10s %10s %12s %10s %10s %10s %10s%n";
         out.append(String.format(format, "queue", "pending", "ready", "oldest ready", "dispatched", "in queue", "completed", "failed"));
         long pending = 0;
@@ -143,7 +147,7 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
         long completed = 0;
         long failed = 0;
         for (Queue q : queues) {
-            out.append(String.format(format, q.name(), q.pending(), q.readyPending(), age(q.oldestReady()), q.dispatched(),
+            out.append(String.format(format, LogText.of(q.name()), q.pending(), q.readyPending(), age(q.oldestReady()), q.dispatched(),
                     q.waitingForWorker(), q.completed(), q.failed()));
             pending += q.pending();
             ready += q.readyPending();
@@ -156,24 +160,24 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
         out.append('\n');
         out.append("unrouted events: ").append(unroutedEvents).append('\n');
         out.append('\n');
-        int reasonWidth = Math.max(14, failuresByReason.keySet().stream().mapToInt(String::length).max().orElse(0));
+        int reasonWidth = Math.max(14, failuresByReason.keySet().stream().mapToInt(r -> LogText.of(r).length()).max().orElse(0));
         String reasonFormat = "%-" + reasonWidth + "s %10s%n";
         out.append(String.format(reasonFormat, "failure reason", "failed"));
         long total = 0;
         for (Map.Entry<String, Long> e : new TreeMap<>(failuresByReason).entrySet()) {
-            out.append(String.format(reasonFormat, e.getKey(), e.getValue()));
+            out.append(String.format(reasonFormat, LogText.of(e.getKey()), e.getValue()));
             total += e.getValue();
         }
         out.append(String.format(reasonFormat, "total", total));
         out.append('\n');
         out.append("blocked keys: ").append(blockedKeyCount()).append('\n');
         if (!blockedKeys.isEmpty()) {
-            int routeWidth = Math.max(5, blockedKeys.stream().mapToInt(b -> b.route().length()).max().orElse(0));
-            int queueWidth = Math.max(5, blockedKeys.stream().mapToInt(b -> b.queue().length()).max().orElse(0));
+            int routeWidth = Math.max(5, blockedKeys.stream().mapToInt(b -> LogText.of(b.route()).length()).max().orElse(0));
+            int queueWidth = Math.max(5, blockedKeys.stream().mapToInt(b -> LogText.of(b.queue()).length()).max().orElse(0));
             String blockedFormat = "%-" + routeWidth + "s %-" + queueWidth + "s %10s %12s %s%n";
             out.append(String.format(blockedFormat, "route", "queue", "keys", "oldest age", "oldest key"));
             for (BlockedRoute b : blockedKeys) {
-                out.append(String.format(blockedFormat, b.route(), b.queue(), b.keys(), age(b.oldestAge()), LogText.of(b.oldestKey())));
+                out.append(String.format(blockedFormat, LogText.of(b.route()), LogText.of(b.queue()), b.keys(), age(b.oldestAge()), LogText.of(b.oldestKey())));
             }
         }
         return out.toString();

@@ -43,4 +43,19 @@ class OutboxStatusTest {
         assertThat(new OutboxStatus(AT, List.of(), 0, Map.of()).toMap()).containsEntry("oldestReadySeconds", null)
                 .containsEntry("blockedKeys", 0L);
     }
+
+    @Test
+    void printsNamesFromTheTablesWithTheirControlCharactersEscaped() {
+        // the tables may hold what another program wrote: a name must not clear the operator's screen or forge a line
+        OutboxStatus status = new OutboxStatus(AT,
+                List.of(new OutboxStatus.Queue("jobs\u001b[2J\nfake 0 0", 1, 1, 0, 0, 0, 0, null)),
+                0, Map.of("bad\u001b]0;x\u0007", 1L),
+                List.of(new OutboxStatus.BlockedRoute("ship\r", "orders\u001b[31m", 1, "k", Duration.ofSeconds(1))));
+
+        String table = status.toTable();
+
+        assertThat(table).doesNotContain("\u001b", "\u0007", "\r").contains("jobs\\u001b[2J\\u000afake 0 0", "bad\\u001b]0;x\\u0007",
+                "ship\\u000d", "orders\\u001b[31m");
+        assertThat(table.lines()).noneMatch(line -> line.startsWith("fake"));
+    }
 }

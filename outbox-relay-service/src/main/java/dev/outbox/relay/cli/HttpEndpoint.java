@@ -3,8 +3,11 @@ package dev.outbox.relay.cli;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import dev.outbox.api.LogText;
 import dev.outbox.relay.RelayLoggers;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -12,6 +15,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -62,6 +66,22 @@ final class HttpEndpoint implements AutoCloseable {
         System.getProperties().putIfAbsent("sun.net.httpserver.maxReqTime", Long.toString(REQUEST_DEADLINE.toSeconds()));
     }
 
+    /**
+     * Label values as {@link LogText} prints them: a queue name read from the tables (another program
+     * may have written it) cannot put an ESC or another control character on the page a scraper or a
+     * person reads. Prometheus' own escaping covers only quotes, backslashes and newlines.
+     */
+    private static final MeterFilter ESCAPED_TAGS = new MeterFilter() {
+        @Override
+        public Meter.Id map(Meter.Id id) {
+            List<Tag> tags = id.getTags();
+            if (tags.stream().allMatch(t -> LogText.of(t.getValue()).equals(t.getValue()))) {
+                return id;
+            }
+            return id.replaceTags(tags.stream().map(t -> Tag.of(t.getKey(), LogText.of(t.getValue()))).toList());
+        }
+    };
+
     /** One dependency's check: returns when it answers, throws when it does not. */
     @FunctionalInterface
     interface Probe {
@@ -84,6 +104,7 @@ final class HttpEndpoint implements AutoCloseable {
         this.database = database;
         this.broker = broker;
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        registry.config().meterFilter(ESCAPED_TAGS);
         new ClassLoaderMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
         this.gc = new JvmGcMetrics();

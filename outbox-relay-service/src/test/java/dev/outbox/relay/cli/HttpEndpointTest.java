@@ -2,6 +2,7 @@ package dev.outbox.relay.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.Tags;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -80,5 +81,15 @@ class HttpEndpointTest {
     @ValueSource(strings = {"/metrics", "/health/live", "/health/ready", "/metrics?name=x"})
     void answersItsThreePaths(String path) throws Exception {
         assertThat(get(path).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void escapesControlCharactersInLabelValues() throws Exception {
+        // a queue name read from the tables (another program may have written it) becomes a label
+        endpoint.registry().gauge("outbox.test.depth", Tags.of("queue", "jobs\u001b[2J\u0007"), 1);
+
+        String metrics = get("/metrics").body();
+
+        assertThat(metrics).doesNotContain("\u001b", "\u0007").contains("outbox_test_depth{queue=\"jobs\\\\u001b[2J\\\\u0007\"}");
     }
 }
