@@ -3,6 +3,7 @@ package dev.outbox.admin;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
+import dev.outbox.api.LogText;
 import dev.outbox.api.NotifyChannels;
 import dev.outbox.api.Outbox;
 import dev.outbox.delivery.OperatorTransitions;
@@ -119,7 +120,7 @@ public final class OutboxAdmin {
      */
     public OutboxAdmin withNotifyChannel(String channel) {
         if (channel == null || !NotifyChannels.isValid(channel)) {
-            throw new IllegalArgumentException("notifyChannel must be " + NotifyChannels.RULE + ", got '" + channel + "'");
+            throw new IllegalArgumentException("notifyChannel must be " + NotifyChannels.RULE + ", got '" + LogText.of(channel) + "'");
         }
         return new OutboxAdmin(dataSource, tables, clock, batchSize, channel);
     }

@@ -129,5 +129,9 @@ class RequeueWakesRelaysIT {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("notifyChannel must be a lower-case identifier");
         }
+        assertThatThrownBy(() -> OutboxAdmin.of(db.dataSource(), db.tables()).withNotifyChannel("x\n".repeat(1 << 19)))
+                .as("a refusal quotes a bounded, escaped prefix").satisfies(e -> {
+                    assertThat(e.getMessage()).hasSizeLessThan(1_000).doesNotContain("\n");
+                });
     }
 }
