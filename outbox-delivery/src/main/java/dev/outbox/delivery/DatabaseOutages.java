@@ -20,7 +20,8 @@ import org.postgresql.util.ServerErrorMessage;
  * socket error, a pool that found no connection in time), an administrator shutdown or crash recovery
  * (57P01, 57P02, 57P03), too many connections (53300), a serialization failure or deadlock (40001,
  * 40P01). Anything else is fatal, a missing table (42P01), a missing permission (42501), a refused
- * login (28P01, 28000) or a missing database (3D000) first of all: retrying would not change them.
+ * login (28P01, 28000), a missing database (3D000) or a server certificate that TLS verification
+ * refuses ({@link TlsRefusal}) first of all: retrying would not change them.
  * Written once for the relay and the worker.
  */
 public final class DatabaseOutages {
@@ -38,6 +39,9 @@ public final class DatabaseOutages {
 
     /** True when {@code e} (or a cause) says the database is down, restarting or busy, and no cause says it is fatal. */
     public static boolean isTransient(Throwable e) {
+        if (TlsRefusal.of(e) != null) {
+            return false; // a certificate the client refuses stays refused: SQLState 08006, but no outage
+        }
         boolean transientSeen = false;
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof SQLException sql && sql.getSQLState() != null) {
@@ -98,6 +102,10 @@ public final class DatabaseOutages {
      * @param role the database role that ran the statement, or null when unknown ({@code current_user})
      */
     public static String hint(Throwable e, @Nullable String role) {
+        TlsRefusal tls = TlsRefusal.of(e);
+        if (tls != null) {
+            return ": TLS: " + tls.text() + "; check sslrootcert and the host of the JDBC URL (sslmode=verify-full)";
+        }
         String state = sqlState(e);
         if (!INSUFFICIENT_PRIVILEGE.equals(state)) {
             return hint(state);

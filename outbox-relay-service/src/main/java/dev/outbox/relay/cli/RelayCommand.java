@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.admin.Retention;
 import dev.outbox.delivery.DatabaseOutages;
+import dev.outbox.delivery.TlsRefusal;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.DatabaseUnavailableException;
@@ -395,11 +396,25 @@ public final class RelayCommand implements Callable<Integer> {
             }
         }
         String classes = t == e ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + t.getClass().getSimpleName();
+        TlsRefusal tls = TlsRefusal.of(e);
+        if (tls != null) {
+            return classes + (sqlState == null ? "" : ", SQL state " + sqlState) + tlsHint(tls);
+        }
         if (sqlState == null) {
             return classes;
         }
         return classes + ", SQL state " + sqlState
                 + (DatabaseOutages.INSUFFICIENT_PRIVILEGE.equals(sqlState) ? DatabaseOutages.hint(e, role) : hint(sqlState));
+    }
+
+    /** What a server certificate refused by TLS verification means, in the terms of the settings. */
+    static String tlsHint(TlsRefusal tls) {
+        return switch (tls) {
+            case UNTRUSTED -> ": TLS: the server's certificate is not trusted: not signed by the CA of sslrootcert in "
+                    + ServiceSettings.JDBC_URL + ", or expired";
+            case WRONG_HOST -> ": TLS: the server's certificate does not name the host of " + ServiceSettings.JDBC_URL
+                    + " (sslmode=verify-full)";
+        };
     }
 
     /** What the SQL states an operator meets at start-up mean, in the terms of the settings. */

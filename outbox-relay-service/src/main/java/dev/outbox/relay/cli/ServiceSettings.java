@@ -314,6 +314,22 @@ final class ServiceSettings {
         if (parsed.getProperty("PGDBNAME", "").isEmpty()) {
             throw new ConfigException(JDBC_URL, "names no database (expected jdbc:postgresql://host:5432/database)");
         }
+        for (String tlsFile : List.of("sslrootcert", "sslcert", "sslkey")) {
+            String path = parsed.getProperty(tlsFile);
+            if (path == null || path.isEmpty()) {
+                continue;
+            }
+            Path file;
+            try {
+                file = Path.of(path);
+            } catch (java.nio.file.InvalidPathException e) {
+                throw new ConfigException(JDBC_URL, tlsFile + " is not a file name");
+            }
+            if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+                throw new ConfigException(JDBC_URL, tlsFile + " names " + (Files.exists(file) ? "a file it cannot read: " : "no such file: ")
+                        + shown(path, 200));
+            }
+        }
         return url;
     }
 
