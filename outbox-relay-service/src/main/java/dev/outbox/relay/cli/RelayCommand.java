@@ -8,6 +8,7 @@ import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.delivery.TlsRefusal;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
+import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.OutboxRelay;
 import dev.outbox.relay.OutboxStatus;
@@ -90,7 +91,8 @@ public final class RelayCommand implements Callable<Integer> {
                 return USAGE;
             }
             if (e instanceof RelayException) {
-                err.println("outbox-relay: " + e.getMessage());
+                TlsRefusal tls = e instanceof BrokerUnavailableException ? TlsRefusal.of(e) : null;
+                err.println("outbox-relay: " + e.getMessage() + (tls == null ? "" : brokerTlsHint(tls)));
                 return FATAL;
             }
             err.println("outbox-relay: " + describe(e, command.role()));
@@ -414,6 +416,15 @@ public final class RelayCommand implements Callable<Integer> {
                     + ServiceSettings.JDBC_URL + ", or expired";
             case WRONG_HOST -> ": TLS: the server's certificate does not name the host of " + ServiceSettings.JDBC_URL
                     + " (sslmode=verify-full)";
+        };
+    }
+
+    /** What a broker certificate refused by TLS verification means, in the terms of the settings. */
+    static String brokerTlsHint(TlsRefusal tls) {
+        return switch (tls) {
+            case UNTRUSTED -> ": TLS: the broker's certificate is not trusted: not signed by a CA of " + ServiceSettings.AMQP_TRUST_STORE
+                    + " (or of the JVM when it is not set), or expired";
+            case WRONG_HOST -> ": TLS: the broker's certificate does not name the host of " + ServiceSettings.AMQP_URI;
         };
     }
 

@@ -21,6 +21,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.KeyStoreException;
+import java.security.UnrecoverableKeyException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +34,11 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,6 +52,10 @@ final class ServiceSettings {
     static final String JDBC_USER = "OUTBOX_JDBC_USER";
     static final String JDBC_PASSWORD = "OUTBOX_JDBC_PASSWORD";
     static final String AMQP_URI = "OUTBOX_AMQP_URI";
+    static final String AMQP_TRUST_STORE = "OUTBOX_AMQP_TRUST_STORE";
+    static final String AMQP_TRUST_STORE_PASSWORD = "OUTBOX_AMQP_TRUST_STORE_PASSWORD";
+    static final String AMQP_KEY_STORE = "OUTBOX_AMQP_KEY_STORE";
+    static final String AMQP_KEY_STORE_PASSWORD = "OUTBOX_AMQP_KEY_STORE_PASSWORD";
     static final String ROUTES_FILE = "OUTBOX_ROUTES_FILE";
     static final String SCHEMA = "OUTBOX_SCHEMA";
     static final String EVENTS_TABLE = "OUTBOX_EVENTS_TABLE";
@@ -64,15 +77,18 @@ final class ServiceSettings {
     static final String HTTP_PORT = "OUTBOX_HTTP_PORT";
     static final String HTTP_HOST = "OUTBOX_HTTP_HOST";
     /** The secret settings: each may also come from a file named by the same key with {@code _FILE} after it. */
-    static final List<String> SECRETS = List.of(JDBC_PASSWORD, AMQP_URI);
+    static final List<String> SECRETS = List.of(JDBC_PASSWORD, AMQP_URI, AMQP_TRUST_STORE_PASSWORD, AMQP_KEY_STORE_PASSWORD);
     static final String FILE_SUFFIX = "_FILE";
     static final String JDBC_PASSWORD_FILE = JDBC_PASSWORD + FILE_SUFFIX;
     static final String AMQP_URI_FILE = AMQP_URI + FILE_SUFFIX;
+    static final String AMQP_TRUST_STORE_PASSWORD_FILE = AMQP_TRUST_STORE_PASSWORD + FILE_SUFFIX;
+    static final String AMQP_KEY_STORE_PASSWORD_FILE = AMQP_KEY_STORE_PASSWORD + FILE_SUFFIX;
 
     static final Set<String> KEYS = Set.of(JDBC_URL, JDBC_USER, JDBC_PASSWORD, AMQP_URI, ROUTES_FILE, SCHEMA, EVENTS_TABLE,
             DELIVERIES_TABLE, QUEUE_TYPE, NOTIFY_CHANNEL, POLL_ONLY, ROUTE_BATCH_SIZE, DISPATCH_BATCH_SIZE, CONFIRM_TIMEOUT_SECONDS,
             MAX_IN_FLIGHT, MAX_QUEUE_DEPTH, WAKEUP_LINGER_MILLIS, RETENTION_COMPLETED, RETENTION_FAILED, RETENTION_UNROUTED, RETENTION_INTERVAL, RETENTION_BATCH_SIZE,
-            HTTP_PORT, HTTP_HOST, JDBC_PASSWORD_FILE, AMQP_URI_FILE);
+            HTTP_PORT, HTTP_HOST, JDBC_PASSWORD_FILE, AMQP_URI_FILE, AMQP_TRUST_STORE, AMQP_TRUST_STORE_PASSWORD, AMQP_KEY_STORE,
+            AMQP_KEY_STORE_PASSWORD, AMQP_TRUST_STORE_PASSWORD_FILE, AMQP_KEY_STORE_PASSWORD_FILE);
 
     /** The longest value of any setting, in characters. */
     static final int MAX_VALUE_LENGTH = 4096;
@@ -364,11 +380,118 @@ final class ServiceSettings {
         if (uri == null) {
             throw new ConfigException(AMQP_URI, "is required (e.g. amqp://user:password@rabbit:5672/%2F)");
         }
+        AmqpAddress address;
         try {
-            return AmqpFactories.of(AmqpAddress.parse(uri, AMQP_URI));
+            address = AmqpAddress.parse(uri, AMQP_URI);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e); // names OUTBOX_AMQP_URI, never repeats the URI
         }
+        SSLContext tls = amqpTls(address.tls());
+        ConnectionFactory factory = AmqpFactories.of(address); // amqps: host name verification on
+        if (tls != null) {
+            factory.useSslProtocol(tls); // keeps the host name verification
+        }
+        return factory;
+    }
+
+    /**
+     * The TLS context of {@value #AMQP_URI} from {@value #AMQP_TRUST_STORE} (the CAs that may sign the
+     * broker's certificate; without it, the JVM's) and {@value #AMQP_KEY_STORE} (the client's key and
+     * certificate, for a broker that asks for one); null when neither is set. Either store needs its
+     * password and an {@code amqps://} URI: a store given for a plain connection is a mistake, not a downgrade.
+     */
+    private @Nullable SSLContext amqpTls(boolean amqps) {
+        String trustStore = get(AMQP_TRUST_STORE);
+        String keyStore = get(AMQP_KEY_STORE);
+        for (String[] pair : new String[][] {{AMQP_TRUST_STORE, AMQP_TRUST_STORE_PASSWORD}, {AMQP_KEY_STORE, AMQP_KEY_STORE_PASSWORD}}) {
+            if (get(pair[0]) == null && get(pair[1]) != null) {
+                throw new ConfigException(pair[1], "is set but " + pair[0] + " is not: name the store it opens");
+            }
+        }
+        if (trustStore == null && keyStore == null) {
+            return null;
+        }
+        if (!amqps) {
+            throw new ConfigException(trustStore != null ? AMQP_TRUST_STORE : AMQP_KEY_STORE, "is set but " + AMQP_URI
+                    + " is not amqps://: the stores are for TLS (use amqps://host:5671)");
+        }
+        try {
+            TrustManager[] trust = null;
+            if (trustStore != null) {
+                KeyStore store = keyStore(AMQP_TRUST_STORE, trustStore, AMQP_TRUST_STORE_PASSWORD);
+                if (!hasCertificate(store)) {
+                    throw new ConfigException(AMQP_TRUST_STORE, shown(trustStore, 200) + " holds no certificate to trust");
+                }
+                TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                factory.init(store);
+                trust = factory.getTrustManagers();
+            }
+            KeyManager[] keys = null;
+            if (keyStore != null) {
+                KeyStore store = keyStore(AMQP_KEY_STORE, keyStore, AMQP_KEY_STORE_PASSWORD);
+                if (!hasKey(store)) {
+                    throw new ConfigException(AMQP_KEY_STORE, shown(keyStore, 200) + " holds no private key");
+                }
+                KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+                try {
+                    factory.init(store, java.util.Objects.requireNonNull(get(AMQP_KEY_STORE_PASSWORD)).toCharArray());
+                } catch (UnrecoverableKeyException e) {
+                    throw new ConfigException(AMQP_KEY_STORE_PASSWORD, "opens " + AMQP_KEY_STORE + " but not its key (the key needs the store's password)");
+                }
+                keys = factory.getKeyManagers();
+            }
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keys, trust, null);
+            return context;
+        } catch (GeneralSecurityException e) {
+            throw new ConfigException(trustStore != null ? AMQP_TRUST_STORE : AMQP_KEY_STORE, "cannot be used for TLS ("
+                    + e.getClass().getSimpleName() + ")");
+        }
+    }
+
+    /** A PKCS12 or JKS store (the JDK tells which) opened with the password of {@code passwordKey}; errors name the setting, never the password. */
+    private KeyStore keyStore(String key, String path, String passwordKey) {
+        String password = get(passwordKey);
+        if (password == null) {
+            throw new ConfigException(passwordKey, "is required with " + key + " (or " + passwordKey + FILE_SUFFIX + "): the store's password");
+        }
+        Path file;
+        try {
+            file = Path.of(path);
+        } catch (java.nio.file.InvalidPathException e) {
+            throw new ConfigException(key, "is not a file name");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new ConfigException(key, Files.exists(file) ? shown(path, 200) + " is not a regular file" : "no such file " + shown(path, 200));
+        }
+        try {
+            return KeyStore.getInstance(file.toFile(), password.toCharArray());
+        } catch (IOException e) {
+            if (e.getCause() instanceof UnrecoverableKeyException) {
+                throw new ConfigException(passwordKey, "does not open " + key + " " + shown(path, 200) + " (wrong password)");
+            }
+            throw new ConfigException(key, "cannot read " + shown(path, 200) + " (" + e.getClass().getSimpleName() + ")");
+        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            throw new ConfigException(key, shown(path, 200) + " is not a PKCS12 or JKS store");
+        }
+    }
+
+    private static boolean hasCertificate(KeyStore store) throws KeyStoreException {
+        for (String alias : java.util.Collections.list(store.aliases())) {
+            if (store.isCertificateEntry(alias) || store.isKeyEntry(alias) && store.getCertificate(alias) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasKey(KeyStore store) throws KeyStoreException {
+        for (String alias : java.util.Collections.list(store.aliases())) {
+            if (store.isKeyEntry(alias)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     Routes routes() {
