@@ -8,7 +8,6 @@ import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.delivery.TlsRefusal;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
-import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.OutboxRelay;
 import dev.outbox.relay.OutboxStatus;
@@ -91,8 +90,13 @@ public final class RelayCommand implements Callable<Integer> {
                 return USAGE;
             }
             if (e instanceof RelayException) {
-                TlsRefusal tls = e instanceof BrokerUnavailableException ? TlsRefusal.of(e) : null;
-                err.println("outbox-relay: " + e.getMessage() + (tls == null ? "" : brokerTlsHint(tls)));
+                TlsRefusal tls = TlsRefusal.of(e);
+                if (tls != null && e.getCause() != null && DatabaseOutages.sqlState(e) == null) {
+                    // the broker refused over TLS: the relay's line, in the terms of the settings
+                    err.println("outbox-relay: broker unreachable (" + e.getCause().getClass().getSimpleName() + ")" + brokerTlsHint(tls));
+                } else {
+                    err.println("outbox-relay: " + e.getMessage());
+                }
                 return FATAL;
             }
             err.println("outbox-relay: " + describe(e, command.role()));

@@ -139,6 +139,18 @@ class AmqpTlsIT {
     }
 
     @Test
+    void aLoopingRelayStopsAtOnceOnABrokerCertificateItCannotTrust() {
+        Map<String, String> env = env(TlsBroker.uri("localhost", broker.port()));
+        env.put("OUTBOX_AMQP_TRUST_STORE", certs.otherTrustStore().toString());
+
+        Run relay = RelayCommandIT.run(env, "relay", "--loop");
+
+        assertThat(relay.exitCode()).isEqualTo(1);
+        assertThat(relay.err()).hasLineCount(1)
+                .contains("TLS: the broker's certificate is not trusted: not signed by a CA of OUTBOX_AMQP_TRUST_STORE");
+    }
+
+    @Test
     void theRelayServiceRefusesAHostNameTheBrokersCertificateDoesNotNameWithOneLine() {
         Run relay = RelayCommandIT.run(env(TlsBroker.uri("127.0.0.1", broker.port())), "relay");
 

@@ -10,9 +10,11 @@ import dev.outbox.delivery.Claimed;
 import dev.outbox.delivery.DeliveryMessage;
 import dev.outbox.delivery.RetryPolicy;
 import dev.outbox.delivery.RouteKind;
+import dev.outbox.delivery.TlsRefusal;
 import dev.outbox.delivery.amqp.AmqpFactories;
 import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.QueueType;
+import dev.outbox.relay.RelayException;
 import dev.outbox.relay.RelayLoggers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -102,6 +104,12 @@ final class AmqpPublisher implements AutoCloseable {
             }
         } catch (IOException | TimeoutException | ShutdownSignalException e) {
             closeQuietly();
+            TlsRefusal tls = TlsRefusal.of(e);
+            if (tls != null) {
+                // a certificate refused stays refused: not an outage for the loop to wait out
+                throw new RelayException("broker unreachable (" + e.getClass().getSimpleName() + "): TLS: " + tls.text()
+                        + "; check the trust store of the connection factory and the host of the AMQP URI", e);
+            }
             throw new BrokerUnavailableException("broker unreachable (" + e.getClass().getSimpleName() + ")", e);
         }
     }
