@@ -6,6 +6,7 @@ import dev.outbox.api.EventSerializer;
 import dev.outbox.api.OutboxException;
 import dev.outbox.delivery.DatabaseOutages;
 import dev.outbox.delivery.DeliveryTransitions;
+import dev.outbox.delivery.TlsRefusal;
 import dev.outbox.delivery.WorkerTransitions;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.worker.QueueSettings;
@@ -80,6 +81,10 @@ public final class WorkerEngine {
             throw new OutboxException("the worker was closed while it waited for the database at start-up", e);
         } catch (RuntimeException e) {
             closed.set(true);
+            if (TlsRefusal.of(e) != null) {
+                throw new OutboxException("the worker cannot connect to the database (" + e.getClass().getName()
+                        + DatabaseOutages.hint(e, null) + ")", e);
+            }
             throw new OutboxException("the worker cannot read the outbox tables " + settings.tables() + " (" + e.getClass().getName()
                     + DatabaseOutages.hint(e, DatabaseOutages.INSUFFICIENT_PRIVILEGE.equals(DatabaseOutages.sqlState(e))
                     ? DatabaseOutages.currentRole(settings.dsl()) : null) + "); are the migrations applied and the table names right?", e);
@@ -104,7 +109,9 @@ public final class WorkerEngine {
         } catch (Exception e) {
             close();
             Throwable cause = e instanceof UncheckedIOException u ? u.getCause() : e;
-            throw new OutboxException("the worker could not start consuming (" + cause.getClass().getName() + ")", cause);
+            TlsRefusal tls = TlsRefusal.of(cause);
+            throw new OutboxException("the worker could not start consuming (" + cause.getClass().getName() + (tls == null ? ""
+                    : ": TLS: " + tls.text() + "; check the trust store of the connection factory and the host it connects to") + ")", cause);
         }
         if (settings.shutdownHook()) {
             Runtime.getRuntime().addShutdownHook(hook);
