@@ -13,6 +13,9 @@ import org.apache.qpid.server.SystemLauncher;
  */
 final class EmbeddedBroker implements AutoCloseable {
 
+    /** Every queue's minimum message TTL (see {@link #start()}). */
+    static final long MINIMUM_MESSAGE_TTL_MILLIS = 600_000;
+
     private final SystemLauncher launcher = new SystemLauncher();
     private final int port;
 
@@ -34,8 +37,13 @@ final class EmbeddedBroker implements AutoCloseable {
         attributes.put("type", "Memory");
         attributes.put("initialConfigurationLocation", config.toExternalForm());
         attributes.put("startupLoggedToSystemOut", false);
+        // Qpid reads AMQP 0-9-1's `expiration` as a point in time (its 0-8 clients' meaning), not as
+        // RabbitMQ's time to live in milliseconds: the relay's job messages (expiration = the route's
+        // delivery timeout) would expire on arrival and no job would ever run. A minimum TTL for every
+        // queue gives each message 10 minutes from its arrival instead, longer than the demo runs.
         attributes.put("context", Map.of("qpid.amqp_port", String.valueOf(port),
-                "qpid.work_dir", System.getProperty("java.io.tmpdir") + "/outbox-demo-qpid-" + port));
+                "qpid.work_dir", System.getProperty("java.io.tmpdir") + "/outbox-demo-qpid-" + port,
+                "queue.minimumMessageTtl", String.valueOf(MINIMUM_MESSAGE_TTL_MILLIS)));
         broker.launcher.startup(attributes);
         return broker;
     }
