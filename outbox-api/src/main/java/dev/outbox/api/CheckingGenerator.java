@@ -32,6 +32,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class CheckingGenerator extends JsonGeneratorDelegate {
 
+    private boolean wroteNull;
+
     /** PostgreSQL's numeric keeps at most this many digits before the decimal point ... */
     private static final int PG_NUMERIC_MAX_INTEGER_DIGITS = 131_072;
     /** ... and this many after it. */
@@ -468,7 +470,13 @@ final class CheckingGenerator extends JsonGeneratorDelegate {
     @Override
     public void writeNull() throws IOException {
         value("NULL");
+        wroteNull = true;
         super.writeNull();
+    }
+
+    /** Whether a {@code null} was written anywhere: only then can the reading side refuse one. */
+    boolean wroteNull() {
+        return wroteNull;
     }
 
     @Override

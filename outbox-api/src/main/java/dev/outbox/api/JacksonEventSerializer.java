@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.exc.InvalidDefinitionException;
+import com.fasterxml.jackson.databind.exc.InvalidNullException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -55,7 +56,11 @@ import org.jspecify.annotations.Nullable;
  * can always read what {@code record} accepted. Numbers are counted as PostgreSQL prints them back
  * from {@code jsonb}: every digit in plain notation ({@code 1E+1000} comes back as 1,001 digits) and
  * within the range of {@code numeric}. A payload holds at most {@link #MAX_PAYLOAD_BYTES} bytes of
- * JSON. (The document length and token count limits, unlimited by default, are not checked.)
+ * JSON. (The document length and token count limits, unlimited by default, are not checked.) An
+ * event that holds a {@code null} is read back into its class when it is written: a {@code null}
+ * that the reading rules below refuse ({@code $.name} of a {@code @NullMarked} record without
+ * {@code @Nullable}, {@code $.tags[1]} of a Kotlin {@code List<String>}) is refused at
+ * {@code record}, naming its path.
  *
  * <p><b>Paths.</b> An {@link EventEncodingException} names the field by its JSON path. Property names
  * of records and beans are printed ({@code $.lines[2].price}); the keys of a {@code Map} (or a
@@ -178,7 +183,52 @@ public final class JacksonEventSerializer implements EventSerializer {
             throw new EventEncodingException(eventType, "$", "is " + bytes + " bytes of JSON, more than the " + MAX_PAYLOAD_BYTES
                     + " an event may hold (PostgreSQL's jsonb keeps less than 256 MB)");
         }
+        if (checked.wroteNull()) {
+            requireNullsReadable(eventType, json, event.getClass());
+        }
         return json;
+    }
+
+    /**
+     * Reads {@code json} back into {@code type} as a worker would, and refuses it when a {@code null}
+     * in it is one the reading rules refuse (a non-{@code @Nullable} component in a {@code @NullMarked}
+     * scope, a non-null Kotlin type): recorded, it would fail {@code undeserializable_event} for good.
+     * Whatever else stops the reading (a class written for other consumers, with no creator) is not
+     * this serializer's to judge.
+     */
+    private void requireNullsReadable(String eventType, String json, Class<?> type) {
+        try {
+            mapper.readValue(json, type);
+        } catch (InvalidNullException e) {
+            throw new EventEncodingException(eventType, jsonPath(e) + nullInside(json, e), "is null, which its class does not allow (a"
+                    + " component without @Nullable in a @NullMarked scope, or a non-null Kotlin type): no worker could read the event");
+        } catch (JsonProcessingException | RuntimeException e) {
+            // not a null the reading rules refuse
+        }
+    }
+
+    /**
+     * Where in the value at the path of {@code e} the null is, when that value is a collection whose
+     * element was refused ({@code [1]}, or {@code .<key #2>} for a map: keys are payload data), else
+     * nothing: a reader may refuse a list for its elements at the list's own path.
+     */
+    private String nullInside(String json, JsonMappingException e) {
+        try {
+            JsonNode node = mapper.readTree(json);
+            for (JsonMappingException.Reference ref : e.getPath()) {
+                node = ref.getFieldName() != null ? node.path(ref.getFieldName()) : node.path(ref.getIndex());
+            }
+            int i = 0;
+            for (JsonNode element : node) {
+                if (element.isNull()) {
+                    return node.isArray() ? "[" + i + "]" : ".<key #" + i + ">";
+                }
+                i++;
+            }
+        } catch (JsonProcessingException | RuntimeException notFound) {
+            // the path alone, then
+        }
+        return "";
     }
 
     /** Builds and caches the deserializer of {@code type} (a reader's prefetch, which keeps to itself a class it cannot read). */

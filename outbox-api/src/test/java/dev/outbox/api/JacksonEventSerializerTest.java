@@ -39,7 +39,7 @@ class JacksonEventSerializerTest {
 
     record Order(long id, Channel channel, Address address, List<Line> lines, Map<String, String> labels) {}
 
-    record Times(Instant instant, OffsetDateTime offsetDateTime, LocalDate localDate, Duration duration) {}
+    record Times(@Nullable Instant instant, @Nullable OffsetDateTime offsetDateTime, @Nullable LocalDate localDate, @Nullable Duration duration) {}
 
     record Amount(BigDecimal value) {}
 

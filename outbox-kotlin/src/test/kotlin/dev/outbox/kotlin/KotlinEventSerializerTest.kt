@@ -126,4 +126,16 @@ class KotlinEventSerializerTest {
         assertThatThrownBy { serializer.deserialize<Tagged>("""{"tags":["a",null]}""") }.isInstanceOf(OutboxException::class.java)
         assertThat(serializer.serialize("window.set", Timed(5.seconds))).isEqualTo("""{"window":"PT5S"}""")
     }
+
+    @Test
+    fun `a null inside a non-null list is refused when it is recorded, naming its index`() {
+        // Java code (or a cast) can put a null where Kotlin says none can be: the worker would refuse it for good
+        @Suppress("UNCHECKED_CAST")
+        val tags = java.util.Arrays.asList("a", null) as List<String>
+
+        assertThatThrownBy { KotlinEventSerializer.serialize("tagged", Tagged(tags)) }
+            .isInstanceOf(dev.outbox.api.EventEncodingException::class.java)
+            .hasMessageStartingWith("cannot record event of type 'tagged': \$.tags[1] is null")
+        assertThat(KotlinEventSerializer.serialize("tagged", MaybeTagged(listOf("a", null)))).isEqualTo("""{"tags":["a",null]}""")
+    }
 }
