@@ -3,6 +3,7 @@ package dev.outbox.worker;
 import static dev.outbox.schema.Tables.OUTBOX_INBOX;
 
 import dev.outbox.api.OutboxDsl;
+import dev.outbox.delivery.DurationLimits;
 import dev.outbox.flyway.OutboxTables;
 import java.time.Clock;
 import java.time.Duration;
@@ -83,13 +84,15 @@ public final class Inbox {
     /**
      * Deletes entries processed more than {@code age} ago, oldest first, {@code batchSize} rows per
      * statement (each its own short transaction when {@code ctx} is in auto-commit mode); returns how
-     * many it deleted. Keep {@code age} well above the longest time a message can be redelivered.
+     * many it deleted. Keep {@code age} well above the longest time a message can be redelivered (and
+     * at most 100 years).
      */
     public int purgeOlderThan(DSLContext ctx, Duration age, int batchSize) {
         Objects.requireNonNull(age, "age");
         if (age.isNegative()) {
             throw new IllegalArgumentException("age must not be negative, got " + age);
         }
+        DurationLimits.atMostMax("age", age);
         if (batchSize < 1 || batchSize > 100_000) {
             throw new IllegalArgumentException("batchSize must be 1..100000, got " + batchSize);
         }

@@ -2,6 +2,7 @@ package dev.outbox.worker;
 
 import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.api.EventSerializer;
+import dev.outbox.delivery.DurationLimits;
 import dev.outbox.delivery.LogText;
 import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.delivery.amqp.AmqpFactories;
@@ -194,12 +195,13 @@ public final class OutboxWorker implements AutoCloseable {
             return this;
         }
 
-        /** How long {@link OutboxWorker#close()} waits for running jobs. Default 30 s. */
+        /** How long {@link OutboxWorker#close()} waits for running jobs: from 0 to 100 years. Default 30 s. */
         public Builder shutdownGrace(Duration shutdownGrace) {
             Objects.requireNonNull(shutdownGrace, "shutdownGrace");
             if (shutdownGrace.isNegative()) {
                 throw new IllegalArgumentException("shutdownGrace must not be negative, got " + shutdownGrace);
             }
+            DurationLimits.atMostMax("shutdownGrace", shutdownGrace);
             this.shutdownGrace = shutdownGrace;
             return this;
         }

@@ -126,6 +126,14 @@ class InboxIT {
         assertThat(inbox.seen(dsl, "billing", "recent")).isTrue();
     }
 
+    @Test
+    void refusesToPurgeByAnAgeOfMoreThanAHundredYears() {
+        // now minus such an age is no timestamp: refused by name, not an overflow
+        assertThatThrownBy(() -> inbox.purgeOlderThan(dsl, java.time.temporal.ChronoUnit.FOREVER.getDuration(), 10))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("age must be at most 36500 days (100 years), got PT");
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             if (!latch.await(10, TimeUnit.SECONDS)) {

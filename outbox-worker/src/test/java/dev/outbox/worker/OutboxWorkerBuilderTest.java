@@ -85,6 +85,13 @@ class OutboxWorkerBuilderTest {
     }
 
     @Test
+    void refusesAGraceOfMoreThanAHundredYears() {
+        assertThatThrownBy(() -> complete().shutdownGrace(java.time.temporal.ChronoUnit.FOREVER.getDuration()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("shutdownGrace must be at most 36500 days (100 years), got PT");
+    }
+
+    @Test
     void refusesABadAmqpUriWithoutEchoingIt() {
         assertThatThrownBy(() -> OutboxWorker.builder().dsl(DSL.using(SQLDialect.POSTGRES)).amqpUri("http://user:s3cret@host")
                 .queue("q", 1, 1).handler("ping", Ping.class, (e, c) -> {}).build())
