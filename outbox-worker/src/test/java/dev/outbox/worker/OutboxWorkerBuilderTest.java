@@ -113,4 +113,15 @@ class OutboxWorkerBuilderTest {
                 .queue("q", 1, 1).handler("ping", Ping.class, (e, c) -> {}).build())
                 .doesNotThrowAnyException();
     }
+
+    @Test
+    void quotesABoundedEscapedPrefixOfAJobTypeRegisteredTwice() {
+        String hostile = "bad\n\u001b[31m" + "x".repeat(1 << 20);
+
+        assertThatThrownBy(() -> complete().handler(hostile, Ping.class, (e, c) -> {}).handler(hostile, Ping.class, (e, c) -> {}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("job type 'bad\\u000a\\u001b[31mxxx")
+                .satisfies(e -> org.assertj.core.api.Assertions.assertThat(e.getMessage()).contains("…(+").hasSizeLessThan(1_000)
+                        .doesNotContain("\n", "\u001b"));
+    }
 }

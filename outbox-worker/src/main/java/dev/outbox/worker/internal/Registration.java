@@ -1,5 +1,6 @@
 package dev.outbox.worker.internal;
 
+import dev.outbox.api.LogText;
 import dev.outbox.worker.JobHandler;
 import java.util.Map;
 import java.util.Objects;
@@ -19,7 +20,7 @@ public record Registration<T>(String jobType, Class<T> eventClass, JobHandler<T>
             throw new IllegalArgumentException("jobType must not be blank");
         }
         if (handlers.putIfAbsent(jobType, new Registration<>(jobType, eventClass, handler)) != null) {
-            throw new IllegalArgumentException("job type '" + jobType + "' has a handler already");
+            throw new IllegalArgumentException("job type '" + LogText.of(jobType) + "' has a handler already");
         }
     }
 
