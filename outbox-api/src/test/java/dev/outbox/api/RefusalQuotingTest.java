@@ -2,6 +2,8 @@ package dev.outbox.api;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.outbox.flyway.OutboxRoles;
+import dev.outbox.flyway.OutboxTables;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
@@ -38,5 +40,25 @@ class RefusalQuotingTest {
                         .contains("…(+")
                         .hasSizeLessThan(1_000)
                         .doesNotContain("\n", "\u001b"));
+    }
+
+    static Stream<Named<Consumer<String>>> names() {
+        return Stream.of(
+                Named.of("OutboxTables.withSchema", v -> OutboxTables.defaults().withSchema(v)),
+                Named.of("OutboxTables.withEvents", v -> OutboxTables.defaults().withEvents(v)),
+                Named.of("OutboxRoles' application", v -> new OutboxRoles(v, "relay", "worker", "operator")));
+    }
+
+    /** A schema, table or role name (outbox-flyway, below LogText) is shown only when short and printable. */
+    @ParameterizedTest
+    @MethodSource("names")
+    void aRefusedNameIsShownOnlyWhenShortAndPrintable(Consumer<String> setting) {
+        assertThatThrownBy(() -> setting.accept(HOSTILE))
+                .isInstanceOf(IllegalArgumentException.class)
+                .satisfies(e -> org.assertj.core.api.Assertions.assertThat(e.getMessage())
+                        .endsWith("got a value of " + HOSTILE.length() + " characters that is not one")
+                        .hasSizeLessThan(1_000)
+                        .doesNotContain("\n", "\u001b"));
+        assertThatThrownBy(() -> setting.accept("Orders")).hasMessageEndingWith("got 'Orders'");
     }
 }

@@ -75,7 +75,7 @@ public record OutboxRoles(String application, String relay, String worker, Strin
         }
         if (value.length() > MAX_LENGTH || !IDENTIFIER.matcher(value).matches() || value.startsWith("pg_")) {
             throw new IllegalArgumentException("OutboxRoles." + field + " must be a lower-case identifier [a-z_][a-z0-9_]* of at most "
-                    + MAX_LENGTH + " characters, not starting with pg_, got '" + value + "'");
+                    + MAX_LENGTH + " characters, not starting with pg_, got " + RefusedNames.shown(value));
         }
     }
 }

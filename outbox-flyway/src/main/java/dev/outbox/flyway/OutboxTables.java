@@ -99,7 +99,7 @@ public record OutboxTables(String schema, String events, String deliveries, Stri
         }
         if (value.length() > maxLength || !IDENTIFIER.matcher(value).matches()) {
             throw new IllegalArgumentException("OutboxTables." + field + " must be a lower-case identifier [a-z_][a-z0-9_]* of at most "
-                    + maxLength + " characters, got '" + value + "'");
+                    + maxLength + " characters, got " + RefusedNames.shown(value));
         }
     }
 }
