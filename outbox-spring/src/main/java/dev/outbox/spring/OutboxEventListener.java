@@ -1,6 +1,7 @@
 package dev.outbox.spring;
 
 import dev.outbox.api.EventType;
+import dev.outbox.api.LogText;
 import dev.outbox.api.Names;
 import dev.outbox.api.NewEvent;
 import dev.outbox.api.Outbox;
@@ -87,7 +88,7 @@ public final class OutboxEventListener implements ApplicationListener<Applicatio
     private static String checkedType(Class<?> type, String name) {
         String where = "@OutboxEvent on " + type.getName();
         if (!Names.isStableName(name)) {
-            throw new OutboxException(where + ": event type must match " + Names.STABLE_NAME.pattern() + ", got '" + name + "'");
+            throw new OutboxException(where + ": event type must match " + Names.STABLE_NAME.pattern() + ", got '" + LogText.of(name) + "'");
         }
         if (ApplicationEvent.class.isAssignableFrom(type)) {
             throw new OutboxException(where + ": an ApplicationEvent subclass is not recorded (its source is not part of the event);"

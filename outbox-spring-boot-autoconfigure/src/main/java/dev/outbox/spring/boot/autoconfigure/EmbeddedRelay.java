@@ -1,5 +1,6 @@
 package dev.outbox.spring.boot.autoconfigure;
 
+import dev.outbox.api.LogText;
 import dev.outbox.relay.InvalidRouteException;
 import dev.outbox.relay.OutboxRelay;
 import dev.outbox.relay.QueueType;
@@ -119,7 +120,7 @@ final class EmbeddedRelay {
             return QueueType.valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new OutboxPropertyException("outbox.relay.queue-type", "outbox.relay.queue-type must be classic or quorum, got '"
-                    + value + "'", e);
+                    + LogText.of(value) + "'", e);
         }
     }
 }

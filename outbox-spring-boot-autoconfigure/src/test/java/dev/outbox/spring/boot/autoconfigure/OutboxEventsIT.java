@@ -104,6 +104,9 @@ class OutboxEventsIT {
     @OutboxEvent("order placed")
     record TypeWithASpace(String orderId) {}
 
+    @OutboxEvent("order\nplaced\u001b[2J")
+    record TypeWithControlCharacters(String orderId) {}
+
     @OutboxEvent("order.cancelled")
     @EventType("order.canceled")
     record TwoTypes(String orderId) {}
@@ -241,6 +244,13 @@ class OutboxEventsIT {
                 .isInstanceOf(OutboxException.class)
                 .hasMessageStartingWith("@OutboxEvent on " + TypeWithASpace.class.getName() + ": event type must match")
                 .hasMessageEndingWith("got 'order placed'");
+    }
+
+    @Test
+    void quotesARefusedTypeWithItsControlCharactersEscaped() {
+        assertThatThrownBy(() -> context.getBean(Orders.class).publish(new TypeWithControlCharacters("e-control")))
+                .isInstanceOf(OutboxException.class)
+                .hasMessageEndingWith("got 'order\\u000aplaced\\u001b[2J'");
     }
 
     @Test

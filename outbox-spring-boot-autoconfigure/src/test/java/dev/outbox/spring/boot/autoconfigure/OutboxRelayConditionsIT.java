@@ -179,6 +179,9 @@ class OutboxRelayConditionsIT {
     void anUnknownQueueTypeFailsTheStartNamingTheProperty() {
         runner.withUserConfiguration(RouteBean.class).withPropertyValues("outbox.relay.enabled=true", "outbox.relay.queue-type=stream").run(context ->
                 assertThat(context).getFailure().hasStackTraceContaining("outbox.relay.queue-type must be classic or quorum, got 'stream'"));
+        runner.withUserConfiguration(RouteBean.class).withPropertyValues("outbox.relay.enabled=true", "outbox.relay.queue-type=stream\u001b[2J")
+                .run(context -> assertThat(context).getFailure()
+                        .hasStackTraceContaining("outbox.relay.queue-type must be classic or quorum, got 'stream\\u001b[2J'"));
     }
 
     @Test
