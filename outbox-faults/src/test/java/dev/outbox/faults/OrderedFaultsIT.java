@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The fault suite on ordered routes ({@link Scenario#orderedSmall()}, issue 39): 1,500 events over 20
- * keys through two relays and two workers killed with -9, a broker stop; events that fail once, and
+ * The fault suite on ordered routes ({@link Scenario#orderedSmall()}, issue 39): 1,000 events over 20
+ * keys through two relays and two workers killed with -9; events that fail once, and
  * events that fail for good and block their key until the suite skips or heals and requeues them.
  * Per key: handler starts follow the order, never two in flight, a blocked key holds exactly its
  * own deliveries, skip and requeue unblock it, nothing is lost.
