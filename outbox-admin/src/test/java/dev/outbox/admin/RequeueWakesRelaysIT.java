@@ -81,7 +81,7 @@ class RequeueWakesRelaysIT {
     }
 
     @Test
-    void aRequeueNotifiesTheRelaysChannelOnceForTheWholeRequeue() throws Exception {
+    void aRequeueNotifiesTheRelaysChannelOncePerBatch() throws Exception {
         for (int i = 0; i < 3; i++) {
             rows.failed("order.placed", "send-confirmation", "emails", "timeout", Instant.now().minusSeconds(60));
         }
