@@ -15,7 +15,7 @@ class InternalPackagesTest {
     void noModuleReferencesAnotherModulesInternalPackage() {
         List<ModuleClasses> modules = ModuleClasses.modules(ROOT).stream().map(m -> ModuleClasses.read(ROOT, m)).toList();
         assertThat(modules).extracting(ModuleClasses::module)
-                .contains("outbox-api", "outbox-relay", "outbox-worker", "outbox-test", "outbox-demo", "outbox-bench", "outbox-faults", "outbox-kotlin-tests");
+                .contains("outbox-api", "outbox-relay", "outbox-worker", "outbox-testkit", "outbox-demo", "outbox-bench", "outbox-faults", "outbox-kotlin-tests");
         assertThat(InternalPackages.violations(modules))
                 .as("a module of ours uses another module's internal package; use its public API (docs/api.md)")
                 .isEmpty();

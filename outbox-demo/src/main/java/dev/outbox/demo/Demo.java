@@ -255,7 +255,7 @@ public final class Demo {
     // end-snippet
 
     // snippet:java-worker
-    // the job service's handlers: the same objects run in production and in its tests (outbox-test)
+    // the job service's handlers: the same objects run in production and in its tests (outbox-testkit)
     static final JobHandler<OrderPlaced> SEND_CONFIRMATION = (order, context) -> {
         if (order.orderId() % 10 == 3 && context.attempt() == 1) {
             // the mail server said "try later": the outbox schedules the next attempt

@@ -22,7 +22,7 @@ class BomTest {
 
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     static final List<String> PUBLISHED = List.of("outbox-flyway", "outbox-schema", "outbox-api", "outbox-delivery", "outbox-relay",
-            "outbox-relay-service", "outbox-worker", "outbox-admin", "outbox-kotlin", "outbox-test",
+            "outbox-relay-service", "outbox-worker", "outbox-admin", "outbox-kotlin", "outbox-testkit",
             "outbox-spring", "outbox-spring-boot-autoconfigure", "outbox-spring-boot-starter", "outbox-spring-boot3-health");
 
     private static Document pom(String path) throws Exception {

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The demo's own outbox, checked with the users' test kit (outbox-test): what placing an order
+ * The demo's own outbox, checked with the users' test kit (outbox-testkit): what placing an order
  * records, and what its routes file and its handlers — the very objects its worker registers — make
  * of each order, synchronously, without a broker.
  */

@@ -66,7 +66,7 @@ public final class Routes {
     /**
      * These routes as the state machine's input: outbox-delivery's {@code RouteTable}, which
      * {@code RelayTransitions.route} (T1) copies into each event's deliveries. For code that drives
-     * the transitions itself, such as outbox-test's kit; the relay does this on its own.
+     * the transitions itself, such as the test kit (outbox-testkit); the relay does this on its own.
      */
     public RouteTable toRouteTable() {
         return RouteTables.of(this);

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the handlers of an {@link OutboxWorker} for deliveries that are already dispatched, in the
- * calling thread and without a broker: for tests ({@code outbox-test}'s {@code OutboxTestKit} uses it)
+ * calling thread and without a broker: for tests ({@code outbox-testkit}'s {@code OutboxTestKit} uses it)
  * and tools. Production code uses {@link OutboxWorker}.
  *
  * <pre>{@code

@@ -1,5 +1,5 @@
 /**
- * The test kit of applications that use the outbox ({@code dev.outbox:outbox-test}, test scope):
+ * The test kit of applications that use the outbox ({@code dev.outbox:outbox-testkit}, test scope):
  * {@link dev.outbox.test.OutboxTestKit} asserts what {@code Outbox.record} wrote, in the test's open
  * transaction too, routes events and runs the application's own job handlers synchronously against its
  * database with the real state machine (no broker, no background thread), shows the resulting
