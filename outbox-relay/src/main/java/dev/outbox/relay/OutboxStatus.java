@@ -3,7 +3,6 @@ package dev.outbox.relay;
 import dev.outbox.delivery.LogText;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.internal.OutboxTablesCheck;
-import dev.outbox.relay.internal.StatusQueries;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

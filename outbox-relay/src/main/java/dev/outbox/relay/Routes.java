@@ -3,7 +3,6 @@ package dev.outbox.relay;
 import dev.outbox.api.Names;
 import dev.outbox.delivery.LogText;
 import dev.outbox.delivery.RouteTable;
-import dev.outbox.relay.internal.RouteTables;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -69,7 +68,7 @@ public final class Routes {
      * the transitions itself, such as the test kit (outbox-testkit); the relay does this on its own.
      */
     public RouteTable toRouteTable() {
-        return RouteTables.of(this);
+        return RouteTemplates.of(this);
     }
 
     @Override

@@ -65,7 +65,7 @@ class RoutesTest {
         assertThatThrownBy(() -> Route.publish("p", "", "rk", List.of(), Duration.ofSeconds(10))).hasMessageContaining("exchange");
         assertThatThrownBy(() -> Route.publish("", "orders", "rk", List.of(), Duration.ofSeconds(10))).hasMessageContaining("name");
         // a publish route whose queue is not its exchange, and a job route with an exchange, cannot be written any more:
-        // the two kinds are two types (RouteTablesTest checks that a publish route's queue column is its exchange)
+        // the two kinds are two types (RouteTemplatesTest checks that a publish route's queue column is its exchange)
     }
 
     @Test

@@ -22,7 +22,7 @@ import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The queries behind the relay's gauges, beside {@link StatusQueries} but bounded: each reads at
+ * The queries behind the relay's gauges, beside the queries of {@code OutboxStatus} but bounded: each reads at
  * most {@link #CAP} rows through one of the partial indexes of the migrations, whatever the table
  * sizes. Up to the cap the numbers are exact; past it they are lower bounds (see
  * docs/observability.md).

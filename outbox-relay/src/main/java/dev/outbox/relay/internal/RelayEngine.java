@@ -146,7 +146,7 @@ public final class RelayEngine implements AutoCloseable {
         // planned once, without a connection: each transaction derives it onto the connection it takes, and the
         // transitions find it planned already (PlannedDsl.planned returns such a context as it is)
         this.planned = PlannedDsl.planned(DSL.using(SQLDialect.POSTGRES), settings.tables()).configuration();
-        this.transitions = new RelayTransitions(settings.tables(), RouteTables.of(settings.routes()), settings.clock());
+        this.transitions = new RelayTransitions(settings.tables(), settings.routes().toRouteTable(), settings.clock());
         this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout(),
                 settings.clock());
         this.meters = settings.meters();

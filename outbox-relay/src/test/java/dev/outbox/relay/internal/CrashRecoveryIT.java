@@ -77,7 +77,7 @@ class CrashRecoveryIT {
 
     /** What a relay commits before it publishes: routed and claimed. */
     private List<Claimed> routeAndClaim() {
-        RelayTransitions transitions = new RelayTransitions(db.tables(), RouteTables.of(routes), clock);
+        RelayTransitions transitions = new RelayTransitions(db.tables(), routes.toRouteTable(), clock);
         tables.dsl().transaction(tx -> transitions.route(tx.dsl(), 500, null));
         return tables.dsl().transactionResult(tx -> transitions.claim(tx.dsl(), 500));
     }

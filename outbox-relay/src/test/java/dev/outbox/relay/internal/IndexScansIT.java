@@ -47,7 +47,7 @@ class IndexScansIT {
     void clean() throws Exception {
         db.truncate();
         tables = new Tables(db);
-        transitions = new RelayTransitions(db.tables(), RouteTables.of(ROUTES), clock);
+        transitions = new RelayTransitions(db.tables(), ROUTES.toRouteTable(), clock);
     }
 
     /** What {@code SHOW enable_bitmapscan} and {@code enable_seqscan} say inside a transaction on one connection after {@code step}, and after its commit. */

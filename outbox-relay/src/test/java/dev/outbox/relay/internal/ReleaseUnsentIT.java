@@ -27,7 +27,7 @@ class ReleaseUnsentIT {
 
     final MutableClock clock = MutableClock.startingNow();
     final RelayTransitions transitions = new RelayTransitions(db.tables(),
-            RouteTables.of(Routes.builder().route("order.cancelled", Route.job("refund", "refunds", List.of(), Duration.ofSeconds(120))).build()), clock);
+            Routes.builder().route("order.cancelled", Route.job("refund", "refunds", List.of(), Duration.ofSeconds(120))).build().toRouteTable(), clock);
     Tables tables;
 
     @BeforeEach

@@ -49,7 +49,7 @@ class RouteIT {
     }
 
     private RelayTransitions.Routed route(Routes routes, int limit) {
-        RelayTransitions transitions = new RelayTransitions(db.tables(), RouteTables.of(routes), clock);
+        RelayTransitions transitions = new RelayTransitions(db.tables(), routes.toRouteTable(), clock);
         return tables.dsl().transactionResult(tx -> transitions.route(tx.dsl(), limit, null));
     }
 
@@ -107,7 +107,7 @@ class RouteIT {
     void unroutableEventsAtTheHeadDoNotHoldBackLaterEvents() {
         tables.recordAll(List.of(new InvoiceSent(1), new InvoiceSent(2), new InvoiceSent(3)));
         UUID later = tables.record(new OrderCancelled(9)).get(0);
-        RelayTransitions transitions = new RelayTransitions(db.tables(), RouteTables.of(ROUTES), clock);
+        RelayTransitions transitions = new RelayTransitions(db.tables(), ROUTES.toRouteTable(), clock);
 
         RelayTransitions.Routed first = tables.dsl().transactionResult(tx -> transitions.route(tx.dsl(), 2, null));
         RelayTransitions.Routed second = tables.dsl().transactionResult(tx -> transitions.route(tx.dsl(), 2, first.lastSeen()));

@@ -1,26 +1,22 @@
-package dev.outbox.relay.internal;
+package dev.outbox.relay;
 
 import dev.outbox.delivery.DeliveryTemplate;
 import dev.outbox.delivery.RouteTable;
 import dev.outbox.delivery.RouteKind;
-import dev.outbox.relay.JobRoute;
-import dev.outbox.relay.PublishRoute;
-import dev.outbox.relay.Route;
-import dev.outbox.relay.Routes;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /** The relay's routes as the state machine's input (T1 copies each template into its deliveries). */
-public final class RouteTables {
+final class RouteTemplates {
 
-    private RouteTables() {}
+    private RouteTemplates() {}
 
-    public static RouteTable of(Routes routes) {
+    static RouteTable of(Routes routes) {
         Map<String, List<DeliveryTemplate>> byEventType = new LinkedHashMap<>();
         for (String eventType : routes.eventTypes()) {
-            byEventType.put(eventType, routes.of(eventType).stream().map(RouteTables::template).toList());
+            byEventType.put(eventType, routes.of(eventType).stream().map(RouteTemplates::template).toList());
         }
         return new RouteTable(byEventType);
     }

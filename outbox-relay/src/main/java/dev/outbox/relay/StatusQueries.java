@@ -1,11 +1,10 @@
-package dev.outbox.relay.internal;
+package dev.outbox.relay;
 
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
 import dev.outbox.delivery.OperatorTransitions;
 import dev.outbox.flyway.OutboxTables;
-import dev.outbox.relay.OutboxStatus;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
 import java.time.Clock;
@@ -25,11 +24,11 @@ import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 
 /** The queries of {@link OutboxStatus}: SELECTs only, in one transaction so that the numbers agree. */
-public final class StatusQueries {
+final class StatusQueries {
 
     private StatusQueries() {}
 
-    public static OutboxStatus read(DataSource dataSource, OutboxTables tables, Clock clock) {
+    static OutboxStatus read(DataSource dataSource, OutboxTables tables, Clock clock) {
         Instant at = clock.instant();
         OffsetDateTime now = at.atOffset(ZoneOffset.UTC);
         DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES, OutboxRenderMapping.settings(tables));

@@ -1,27 +1,24 @@
-package dev.outbox.relay.internal;
+package dev.outbox.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.delivery.DeliveryTemplate;
 import dev.outbox.delivery.RouteKind;
-import dev.outbox.relay.RetrySchedule;
-import dev.outbox.relay.Route;
-import dev.outbox.relay.Routes;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class RouteTablesTest {
+class RouteTemplatesTest {
 
     @Test
     void turnsAJobRouteIntoATemplateInSeconds() {
-        assertThat(RouteTables.template(Route.job("send-confirmation", "emails", RetrySchedule.seconds(5, 30), Duration.ofMinutes(5))))
+        assertThat(RouteTemplates.template(Route.job("send-confirmation", "emails", RetrySchedule.seconds(5, 30), Duration.ofMinutes(5))))
                 .isEqualTo(new DeliveryTemplate(RouteKind.JOB, "send-confirmation", "emails", null, null, List.of(5, 30), 300));
     }
 
     @Test
     void givesAPublishRouteItsExchangeAsTheQueue() {
-        assertThat(RouteTables.template(Route.publish("order-events", "orders", "order.placed", RetrySchedule.seconds(5), Duration.ofMinutes(1))))
+        assertThat(RouteTemplates.template(Route.publish("order-events", "orders", "order.placed", RetrySchedule.seconds(5), Duration.ofMinutes(1))))
                 .isEqualTo(new DeliveryTemplate(RouteKind.PUBLISH, "order-events", "orders", "orders", "order.placed", List.of(5), 60));
     }
 
@@ -32,7 +29,7 @@ class RouteTablesTest {
                 .publish("order.placed", "b", "x", "rk", List.of(), Duration.ofSeconds(2))
                 .job("order.cancelled", "c", "q2", List.of(), Duration.ofSeconds(3))
                 .build();
-        assertThat(RouteTables.of(routes).of("order.placed")).extracting(DeliveryTemplate::jobType).containsExactly("a", "b");
-        assertThat(RouteTables.of(routes).of("order.cancelled")).extracting(DeliveryTemplate::deliveryTimeoutSeconds).containsExactly(3);
+        assertThat(RouteTemplates.of(routes).of("order.placed")).extracting(DeliveryTemplate::jobType).containsExactly("a", "b");
+        assertThat(RouteTemplates.of(routes).of("order.cancelled")).extracting(DeliveryTemplate::deliveryTimeoutSeconds).containsExactly(3);
     }
 }
