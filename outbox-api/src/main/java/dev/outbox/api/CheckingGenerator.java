@@ -20,15 +20,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Checks every value while Jackson writes an event, so that what is recorded is what {@code jsonb}
- * keeps as it is and what a reader with the same {@link StreamReadConstraints} can read back: no NaN
- * or infinity, no {@code \u0000} or unpaired surrogate in a string or key, no binary, raw or
- * embedded value, strings, names, numbers (in the plain notation PostgreSQL prints them) and nesting
- * within the read limits, and a JSON object or array at the top.
- *
- * <p>It keeps the path of the value being written. The keys of a {@code Map} or a {@code JsonNode}
- * are payload data, so the path names them by position ({@code $.labels.<key #2>}, the third entry
- * written); the property names of records and beans are code and are printed
- * ({@code $.lines[3].price}).
+ * keeps and what a reader with the same {@link StreamReadConstraints} can read back (the rules are
+ * listed on {@link JacksonEventSerializer}). It keeps the path of the value being written: the keys
+ * of a {@code Map} or {@code JsonNode} are payload data and are named by position
+ * ({@code $.labels.<key #2>}); property names of records and beans are printed ({@code $.lines[3].price}).
  */
 final class CheckingGenerator extends JsonGeneratorDelegate {
 

@@ -22,8 +22,8 @@ public interface EventSerializer {
      * Readies the reading of events of class {@code type} before the first one arrives. A worker
      * calls it once for each of its handlers' event classes when it starts, before it consumes, so
      * that its first messages do not wait for what the first read would build (the default's Jackson
-     * builds a class's deserializer on its first read, and every handler thread waited for it: 0.3 s
-     * in a worker just started, in docs/BENCHMARKS.md). It reads nothing and must not throw for a
+     * builds a class's deserializer on its first read, and every handler thread would wait for it).
+     * It reads nothing and must not throw for a
      * class it cannot read: {@link #deserialize} says so, when a message comes. Does nothing unless
      * overridden.
      */

@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * leaves the transaction usable) and, when a channel is given, the {@code pg_notify} in the same
  * statement, run only when the row was written (an uncorrelated scalar subquery over the written
  * rows is evaluated once, at the first row). One round trip instead of two, and no jOOQ query built
- * and rendered per event: the producers' CPU went mostly to that (docs/BENCHMARKS.md, R1).
+ * and rendered per event.
  */
 final class OneEventInsert {
 

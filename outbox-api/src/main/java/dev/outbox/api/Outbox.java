@@ -480,8 +480,8 @@ public final class Outbox {
          * {@linkplain #clock(Clock) clock}.
          *
          * <p>PostgreSQL serialises the commits of transactions that NOTIFY (they do not share WAL
-         * flushes), which caps producers that commit one event per transaction at about half the
-         * rate of plain inserts (docs/BENCHMARKS.md, R1). With an interval most of their commits carry
+         * flushes), which caps producers that commit one event per transaction well below the rate
+         * of plain inserts. With an interval most of their commits carry
          * no NOTIFY. Nothing is missed and no event waits longer than the relay's poll sleep: a relay
          * woken by the last NOTIFY, after its {@code wakeupLinger} (default 5 ms; keep the interval
          * at most that), finds the events committed meanwhile; one committed later is found by the

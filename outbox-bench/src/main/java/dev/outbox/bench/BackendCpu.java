@@ -11,18 +11,14 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * PostgreSQL's own CPU by client: the CPU time of the server processes (backends) that serve each
- * client, by the {@code application_name} the client connects with ({@link #client}). A relay's SQL
- * costs the database more than it costs the relay, and neither {@code pg_stat_statements} (execution
- * only, no parse, bind or commit) nor the client's own CPU shows it.
+ * PostgreSQL's own CPU by client: the CPU time of the backends that serve each client, by the
+ * {@code application_name} it connects with ({@link #client}). Neither {@code pg_stat_statements}
+ * (execution only) nor the client's own CPU shows what a client's SQL costs the database.
  *
- * <p>Where the server runs on this machine, each {@link #sample} reads {@code /proc/<pid>/stat} of the
- * backends it knows and asks {@code pg_stat_activity} for new ones every {@value #REFRESH_EVERY}th
- * sample (every sample for the first {@value #REFRESH_EVERY}), on one connection of its own kept
- * until {@link #close} (a new connection per refresh would start a new backend every time, on the
- * machine it measures); a backend's last reading stands after it ends, and a backend that ended
- * between two readings loses what it spent since the last one. Where the server does not run here (no {@code /proc} entry
- * for the backend of the sampler's own connection), {@link #seconds} is empty.
+ * <p>Each {@link #sample} reads {@code /proc/<pid>/stat} of the known backends and, every
+ * {@value #REFRESH_EVERY}th sample, asks {@code pg_stat_activity} for new ones on one connection of
+ * its own (a new one per refresh would add a backend each time). A backend's last reading stands
+ * after it ends. Where the server does not run on this machine, {@link #seconds} is empty.
  */
 final class BackendCpu implements AutoCloseable {
 

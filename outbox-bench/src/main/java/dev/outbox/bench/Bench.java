@@ -410,12 +410,10 @@ public final class Bench {
      * When the pipeline cannot keep up, that is the result: the share completed within a minute
      * after the producers stop is reported, and the latencies are those of the handled events.
      *
-     * <p>The producers stand for an application that has been recording for a while: before relay and
-     * worker start, they warm up in a schema of their own that nothing reads until this JVM's JIT is
-     * at rest ({@link #warmUpProducers}; not with {@code --cold-producers}). A producer that is late catches up at once,
-     * so a cold one offered the pipeline a fraction of the rate in its first seconds and then a burst
-     * above it (at 1,000/s: 25 events in second 0, then 1,200–1,580 a second until second 8). Relay and
-     * worker still start cold, as a user starts them, when the producers start.
+     * <p>The producers stand for an application that has been recording for a while: they warm up
+     * first ({@link #warmUpProducers}; not with {@code --cold-producers}), since a cold producer that
+     * is late catches up at once and offers a burst instead of the rate. Relay and worker still
+     * start cold, as a user starts them.
      */
     private void fixedRate() throws Exception {
         // how often the producers notify changes nothing for a relay that only polls
@@ -524,15 +522,11 @@ public final class Bench {
 
     /**
      * S4's producers warm up before relay and worker start, so that the producing JVM's compilers do
-     * not take the two cores from the pipeline in its first seconds (they did, for 8 s after a warm-up of
-     * 3 s at the offered rate: the C2 compiles of a producer's path come after thousands of transactions).
-     * In a schema of their own that nothing reads, the producers record at {@value #WARM_UP_RATE_FACTOR} × the
-     * offered rate, keeping the commit times and the transaction timeline that a measured run keeps, in
-     * rounds of {@link #producerWarmUpSeconds}, each through a pool of new connections as the measured run's
-     * (after one pool, the new connections' first statements undid compiled code and compiled it again in
-     * the measured run's first seconds), until a round whose producers this JVM compiled for
-     * less than {@value #WARM_UP_QUIET_COMPILE_MILLIS} ms, or for {@link #producerWarmUpMaxSeconds} in all.
-     * Relay and worker are not running yet: they still start cold.
+     * not take the two cores from the pipeline in its first seconds. In a schema of their own that
+     * nothing reads, they record at {@value #WARM_UP_RATE_FACTOR} × the offered rate, in rounds of
+     * {@link #producerWarmUpSeconds} through new connection pools as the measured run uses, until a
+     * round compiled for less than {@value #WARM_UP_QUIET_COMPILE_MILLIS} ms, or for
+     * {@link #producerWarmUpMaxSeconds} in all.
      */
     private void warmUpProducers(String name) throws Exception {
         java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();

@@ -33,20 +33,12 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The speed-of-light reference: the outbox's lifecycle written by hand in one JVM with plain JDBC and
- * amqp-client, on the same tables (the migrations, a fresh schema), in batches of {@value #BATCH}.
- * <ul>
- *   <li>route: one statement locks up to 500 unrouted events ({@code FOR UPDATE SKIP LOCKED}), sets
- *       their {@code routed_at} and inserts their deliveries ({@code INSERT … SELECT}, a multi-row insert);</li>
- *   <li>claim: one statement marks up to 500 ready pending deliveries dispatched
- *       ({@code FOR UPDATE SKIP LOCKED … RETURNING});</li>
- *   <li>publish: persistent messages in the product's wire format, asynchronous confirms, {@value #IN_FLIGHT} in flight;</li>
- *   <li>consume: prefetch {@value #PREFETCH}, manual acks; complete: one guarded UPDATE per group of what
- *       has arrived ({@code status = 'dispatched' AND id = ANY(?) AND dispatch_id = ANY(?)}), then one
- *       {@code basicAck(multiple = true)}.</li>
- * </ul>
- * Router, dispatcher and completer are threads of their own; each SQL text is constant, with binds
- * (pgjdbc's statement cache hits) and {@code plan_cache_mode = force_custom_plan} on its sessions (no
- * generic plan from empty tables). Producers wake the router in process; each stage wakes the next.
+ * amqp-client, on the same tables, in batches of {@value #BATCH}: one statement each to route and to
+ * claim, persistent confirmed publishes ({@value #IN_FLIGHT} in flight), consumption with prefetch
+ * {@value #PREFETCH}, and one guarded UPDATE per group of completions before one multiple ack.
+ * Each stage is a thread of its own and wakes the next; every SQL text is constant with binds and
+ * {@code plan_cache_mode = force_custom_plan}. docs/BENCHMARKS.md, "Reference pipeline", has the
+ * statements and why it is a fair bar.
  */
 final class Reference implements AutoCloseable {
 

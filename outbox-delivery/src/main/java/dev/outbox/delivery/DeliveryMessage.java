@@ -23,9 +23,8 @@ import org.jspecify.annotations.Nullable;
  * type = job type, content type {@value #CONTENT_TYPE}; the JSON body carries the ids and the rest.
  * Its only AMQP headers are the W3C trace context, {@code traceparent} and {@code tracestate}, when
  * the event was recorded with them ({@link #traceHeaders}), where tracing tools look for it; a message
- * without a trace context has no header table (each header is decoded by the broker for every
- * message: 15–25 % more broker CPU per message for the seven the ids once took, docs/BENCHMARKS.md). The body holds no
- * event payload: the worker loads the event from the outbox tables.
+ * without a trace context has no header table, since the broker decodes every header of every
+ * message. The body holds no event payload: the worker loads the event from the outbox tables.
  *
  * <pre>{"eventId":"…","deliveryId":"…","dispatchId":"…","eventType":"order.placed",
  *  "jobType":"send-confirmation","attempt":1,"lastAttempt":false}</pre>

@@ -42,13 +42,10 @@ public final class DeliveryTransitions {
     /**
      * {@code status = 'dispatched'} as the guard of the statements that take dispatched deliveries by id
      * (T3, T3u, T5, T6, T7, T8, T4's update of what its sweep chose, the worker's check that a dispatch
-     * is current), written {@code cast(status as varchar) = 'dispatched'}: the planner cannot match that
-     * with the predicate of the partial index of dispatched deliveries ({@code timeout_idx}), so the
-     * primary key serves the ids. Every dispatch settled leaves a dead entry in that index until a
-     * vacuum, while the statistics count only the live ones, a few hundred under a steady stream; with
-     * the plain guard the planner took reading the whole index for cheap, and T5's completion of a group
-     * read all of it, 57,000 entries by the end of S4's minute, its time growing with them
-     * (docs/BENCHMARKS.md).
+     * is current), written {@code cast(status as varchar) = 'dispatched'} so that the planner cannot
+     * match it with the partial index of dispatched deliveries ({@code timeout_idx}) and the primary
+     * key serves the ids. That index holds a dead entry for every dispatch settled until a vacuum,
+     * which the statistics do not count, so reading it for a group of ids grows with the traffic.
      */
     public static final Condition DISPATCHED_BY_ID = OUTBOX_DELIVERIES.STATUS.cast(SQLDataType.VARCHAR)
             .eq(DSL.inline(OutboxDeliveryStatus.dispatched.getLiteral()));

@@ -29,17 +29,12 @@ public final class PlannedDsl {
 
     /**
      * Like {@link OutboxDsl#mapped}, for the hot queries of relay and worker: values are sent as bind
-     * parameters, but pgjdbc never turns the statement into a server-side prepared statement (its
-     * prepare threshold is set to 0 on every statement of this context). So each execution is an
-     * unnamed statement that PostgreSQL plans with the actual values for the tables as they are (a
-     * custom plan). With pgjdbc's default, a statement becomes server-side prepared after five
-     * executions and PostgreSQL may then keep a generic plan made while the tables were empty (a
-     * sequential scan and hash join), which grows with the tables until an ANALYZE: measured as
-     * commit→completed p50 2.6 s instead of 0.12 s on fresh tables (docs/BENCHMARKS.md, "The planner
-     * trap"). Works on any pgjdbc connection, whatever DataSource or pool it came from.
+     * parameters, but no statement of this context becomes a server-side prepared statement (pgjdbc's
+     * prepare threshold is 0), so PostgreSQL plans each execution for the tables as they are. A
+     * generic plan made while the tables were empty would otherwise be kept as they grow
+     * (docs/BENCHMARKS.md, "The planner trap"). Works on any pgjdbc connection.
      *
-     * <p>A context that is already planned for the same tables (a transaction of a planned context)
-     * is returned as it is.
+     * <p>A context already planned for the same tables is returned as it is.
      */
     public static DSLContext planned(DSLContext ctx, OutboxTables tables) {
         if (tables.equals(ctx.configuration().data(PLANNED))) {
@@ -53,12 +48,9 @@ public final class PlannedDsl {
     }
 
     /**
-     * Sets pgjdbc's prepare threshold of every statement to 0: never server-side prepared, planned at
-     * each execution. And sends array values with no type of their own, so that PostgreSQL takes
-     * the type of the {@code cast(? as uuid[])} jOOQ renders around them: jOOQ binds an array as a
-     * string, which pgjdbc sends as {@code varchar}, and {@code cast($1::varchar as uuid[])} is then
-     * parsed again for every row it is compared with (measured: 2,000 rows against 500 ids, 4 s
-     * instead of 27 ms) where a typed parameter is converted once.
+     * Sets pgjdbc's prepare threshold of every statement to 0, and sends array values untyped so that
+     * PostgreSQL takes the type of the {@code cast(? as uuid[])} around them: as {@code varchar}
+     * the cast would be evaluated again for every row compared, a typed parameter is converted once.
      */
     private static final class OneShotStatements implements ExecuteListener {
 

@@ -29,24 +29,15 @@ import org.jspecify.annotations.Nullable;
 /**
  * The relay's edges of the delivery state machine, one guarded statement each: T1 route, T2 claim,
  * the completion of a confirmed publish route, T3 publish refused and T4 timed out (the last two
- * through the shared {@link DeliveryTransitions#retryOrFail}), T4u timed out before any worker
- * picked the dispatch up. Each takes the context of an open
- * transaction and returns what it changed; the caller commits.
+ * through {@link DeliveryTransitions#retryOrFail}), T4u timed out before any worker picked the
+ * dispatch up. Each takes the context of an open transaction and returns what it changed; the
+ * caller commits.
  *
- * <p>The hot queries repeat the partial index predicates literally ({@code routed_at IS NULL},
- * {@code status = 'pending'}, {@code status = 'dispatched'}) and order by the indexed column with a
- * LIMIT, so that the partial indexes serve them whatever the statistics say.
- *
- * <p>T1, T2 and T4 read those indexes with plain index scans, never bitmap or sequential scans:
- * their transaction begins with {@code enable_bitmapscan} and {@code enable_seqscan} off, for that
- * transaction only ({@link #INDEX_SCANS_ONLY}, sent in the round trip of the transition's first
- * statement). Every event routed and every delivery claimed or
- * settled leaves a dead entry in these indexes until a vacuum, and the reads start at the oldest
- * entries. A plain index scan marks each dead entry it meets as dead in the index, and the next scan
- * steps over it without reading the table. A bitmap scan, which the planner prefers when it expects a
- * few hundred rows, marks nothing and reads the table page of every dead entry on every pass
- * (docs/BENCHMARKS.md: 26,000 entries and 1,400 table pages for 25 rows, 9 ms a read, by the 30th
- * second of S4); a sequential scan, its choice for a small table, reads all of it.
+ * <p>The hot queries repeat the partial index predicates literally and order by the indexed column
+ * with a LIMIT, so that the partial indexes serve them whatever the statistics say. T1, T2 and T4
+ * run with bitmap and sequential scans off ({@link #INDEX_SCANS_ONLY}): a plain index scan marks
+ * the dead entries it meets so the next pass steps over them; a bitmap scan would read the table
+ * page of every dead entry on every pass.
  */
 public final class RelayTransitions {
 

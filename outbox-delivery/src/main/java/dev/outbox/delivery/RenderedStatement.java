@@ -23,20 +23,14 @@ import org.postgresql.PGStatement;
 
 /**
  * A hot query of relay or worker, written with jOOQ's typed DSL, rendered <em>once</em> (with the
- * render mapping of a {@linkplain PlannedDsl#planned planned} context) and then executed many times
- * over the JDBC connection of the context it is given, with new bind values each time. Building and
- * rendering a jOOQ query, and pgjdbc parsing a new SQL text, cost more CPU than PostgreSQL spends
- * running these statements (docs/BENCHMARKS.md, the profiles); a constant text is rendered by jOOQ
- * once and parsed by pgjdbc once per connection (its statement cache).
+ * render mapping of a {@linkplain PlannedDsl#planned planned} context) and executed many times with
+ * new bind values: building and rendering a query, and pgjdbc parsing a new text, cost more CPU
+ * than PostgreSQL spends running these statements. Like the planned context, every execution is
+ * unplanned until it runs (prepare threshold 0) and arrays are sent untyped.
  *
- * <p>Like the planned context it stands for, every execution is an unnamed statement (prepare
- * threshold 0), so PostgreSQL plans it with its values for the tables as they are (the planner trap),
- * and arrays are sent untyped so that the {@code cast(? as uuid[])} jOOQ renders types them once.
- *
- * <p>The variable values of the query are named {@link Param}s ({@code DSL.param(name, type)}); every
- * other value must be inlined ({@code DSL.inline}). A parameter may occur several times in the query.
- * {@link #query} and {@link #execute} take the parameters' values in the order the parameters were
- * given to {@link #of}.
+ * <p>The variable values are named {@link Param}s ({@code DSL.param(name, type)}), each possibly
+ * used several times; every other value must be inlined. {@link #query} and {@link #execute} take
+ * the values in the order the parameters were given to {@link #of}.
  */
 public final class RenderedStatement {
 

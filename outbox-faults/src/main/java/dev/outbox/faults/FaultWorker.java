@@ -18,17 +18,12 @@ import javax.sql.DataSource;
 
 /**
  * The suite's job service, in a process of its own: an {@link OutboxWorker} whose handlers write one
- * row per call (delivery, dispatch, attempt, pid, outcome) to the suite's table in its own
- * transaction, so that the database counts the handler calls. The handler of {@link DoomedEvent}
- * fails with a retryable error on every attempt; an ordinary event noted {@link FaultEvent#FLAKY} fails
- * on its first attempt, one noted {@link FaultEvent#TERMINAL} fails for good ({@code job_failed})
- * until the suite heals it (a row in {@link Instrumentation#HEALED}). A row that cannot be written or
- * read (the database is down) is a retryable error too: the call did not happen as far as the count
- * is concerned.
- *
- * <p>When {@code FAULT_HANDLER_DELAY_FILE} names a file, each call of the ordinary handler takes as many
- * milliseconds as the file says (read every 200 ms; no file or an empty one: no delay), so that the
- * suite can make the consumers slower than the producers and fast again without restarting them.
+ * row per call to the suite's table in their own transaction, so that the database counts the calls.
+ * {@link DoomedEvent} fails (retryably) on every attempt; an event noted {@link FaultEvent#FLAKY}
+ * on its first; one noted {@link FaultEvent#TERMINAL} for good until the suite heals it
+ * ({@link Instrumentation#HEALED}). A row that cannot be written is a retryable error: the call did
+ * not happen as far as the count is concerned. {@code FAULT_HANDLER_DELAY_FILE}, when set, names a
+ * file holding each call's delay in milliseconds, so the suite can slow the handlers without a restart.
  */
 public final class FaultWorker {
 

@@ -38,16 +38,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP endpoint of {@code relay --loop} when {@code OUTBOX_HTTP_PORT} is set (JDK's own HTTP
- * server): {@code /metrics} in Prometheus' text format (the relay's meters and the JVM's),
- * {@code /health/live} (the loop makes progress) and {@code /health/ready} (the database and the
- * broker answer); those three exact paths and no other (404), whatever they prefix. Closed after the
+ * server): {@code /metrics} (Prometheus text), {@code /health/live} (the loop makes progress) and
+ * {@code /health/ready} (the database and the broker answer); no other path (404). Closed after the
  * relay on SIGTERM.
  *
- * <p>A client that opens a connection and never finishes its request holds one handler thread while
- * the JDK's server reads it. So each request must arrive whole within {@link #REQUEST_DEADLINE}, or
- * its connection is closed (the JDK server's {@code sun.net.httpserver.maxReqTime}, set here unless
- * the JVM was started with it), and there are {@value #HANDLERS} handler threads: a few such
- * connections leave {@code /health/live} answering at once, many delay it by the deadline at most.
+ * <p>So that a client that never finishes its request cannot hold the handler threads, each request
+ * must arrive whole within {@link #REQUEST_DEADLINE} ({@code sun.net.httpserver.maxReqTime}, unless
+ * the JVM sets it), and there are {@value #HANDLERS} handler threads.
  */
 final class HttpEndpoint implements AutoCloseable {
 

@@ -15,15 +15,11 @@ import java.util.function.LongSupplier;
 /**
  * The relay's backpressure: how many messages wait in each job queue, and which queues are full.
  * A queue is <em>held</em> while its depth is at least {@code maxDepth}: T2 claims none of its
- * deliveries (they stay pending, in the database, where they cost nothing and keep their order) until
- * its consumers have taken enough for it to fall below the bound. The depth is the broker's count of
- * ready messages (a passive declaration, {@link Reader}) plus what this relay published since it
- * read it; it is read again every {@link #REFRESH_NANOS}, and as often as every {@link #RECHECK_NANOS}
- * while the queue looks full, so that a held queue is let go soon after its consumers catch up. One
- * relay overshoots the bound by less than one claim batch. Several relays each add their own publishes
- * to the broker count they last read, not each other's, so the depth stays below
- * {@code relays × (maxDepth + batch)}: about one batch per relay over the bound while the readings
- * are near it, more when they all read a nearly empty queue at once. Used by the engine's thread.
+ * deliveries (they stay pending in the database, in order) until it falls below the bound. The
+ * depth is the broker's count of ready messages (a passive declaration, {@link Reader}) plus what
+ * this relay published since; read every {@link #REFRESH_NANOS}, and every {@link #RECHECK_NANOS}
+ * while the queue looks full. Relays do not see each other's publishes, so the depth stays below
+ * {@code relays × (maxDepth + batch)}. Used by the engine's thread.
  */
 final class QueueDepths {
 

@@ -73,16 +73,11 @@ public final class RelayEngine implements AutoCloseable {
      */
     static final Duration MAX_SWEEP_INTERVAL = Duration.ofSeconds(1);
     /**
-     * How long a loop first waits after a pass that found work, before it looks again without a
-     * notification; each idle look doubles it, until it reaches the sleep. A polling loop (no LISTEN,
-     * or its LISTEN connection lost) would otherwise wait the whole sleep after the first pass that
-     * finds nothing, while events keep coming. A listening one would leave an event whose recording
-     * sent no NOTIFY (another was sent less than its notify interval before, 5 ms by default) for the
-     * sleep when its transaction commits after the pass that NOTIFY started has read. Looking again
-     * 10, 20, 40 ... ms after the last busy pass finds such events within about twice the time their
-     * commit came after that pass: a few looks after each burst (seven with the default sleep of 1 s),
-     * none while passes find work or notifications keep coming. A look is one statement
-     * ({@link #awaitWork}); a pass follows only when it finds work.
+     * How long a loop first waits after a pass that found work before it looks again without a
+     * notification; each idle look doubles it, up to the sleep. Without these looks a polling loop
+     * would wait the whole sleep after the first empty pass while events keep coming, and a listening
+     * one would leave an event whose recording sent no NOTIFY (within the producers' notify interval)
+     * for the sleep. A look is one statement ({@link #awaitWork}); a pass follows only when it finds work.
      */
     static final Duration FIRST_FOLLOW_UP = Duration.ofMillis(10);
 

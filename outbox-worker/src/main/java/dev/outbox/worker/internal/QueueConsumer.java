@@ -28,15 +28,11 @@ import org.slf4j.LoggerFactory;
 /**
  * One physical queue: a channel of its own with QoS {@code prefetch}, one consumer with manual
  * acknowledgements, a lookup thread and {@code concurrency} handler threads. The consumer thread only
- * queues what arrives; the lookup thread reads the messages and looks their deliveries up in groups
- * (one query for all that arrived meanwhile and within {@link #GAP_NANOS} of each other, for at most
- * {@link #LINGER_NANOS}), at most {@code max(128, 4 × concurrency)} ahead of the
- * handlers; handler threads run the jobs and write the outcomes. A handler starts on what was read at
- * most {@link #FRESH_FOR_NANOS} ago: a message that waited longer for a handler thread has its delivery
- * read again first, so that a dispatch superseded meanwhile (timed out and sent again) never runs its job.
- * While a message waits here for a handler thread, the lookup thread renews its start once a
- * {@link #RENEW_AFTER_NANOS second} ({@link MessageProcessor#renew}, one statement for all that wait), so
- * that the relay never times out, as a job that overran, a message that only waited in this worker.
+ * queues what arrives; the lookup thread looks the deliveries up in groups ({@link #GAP_NANOS},
+ * {@link #LINGER_NANOS}), at most {@code max(128, 4 × concurrency)} ahead of the handlers. A message
+ * read more than {@link #FRESH_FOR_NANOS} ago is read again before its job starts, so that a
+ * superseded dispatch never runs; while it waits, its start is renewed every
+ * {@link #RENEW_AFTER_NANOS} ({@link MessageProcessor#renew}) so the relay does not time it out.
  * Acknowledgements are serialized on the channel.
  */
 final class QueueConsumer {
