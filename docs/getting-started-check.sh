@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Follows the README's "Getting started" in an empty directory, as a user would: installs our
-# artifacts, writes every file the README names out of README.md (not out of outbox-examples/),
+# Follows docs/getting-started.md in an empty directory, as a user would: installs our
+# artifacts, writes every file the page names out of docs/getting-started.md (not out of outbox-examples/),
 # builds the three projects with Maven and runs them against a PostgreSQL database and a RabbitMQ
 # of the machine: record -> relay -> worker completes, first with outbox-relay.jar, then with the
 # relay embedded (RelayApp).
 #
 #   docs/getting-started-check.sh [work directory, default /tmp/outbox-gs]
 #
-# What it does that the README does not say, and why:
+# What it does that the page does not say, and why:
 # - Maven runs with -Dmaven.repo.local=$GS_M2 (default /tmp/gs-m2, seeded once by copying
 #   ~/.m2/repository): the install must not touch the ~/.m2 other builds share.
 # - the queue "emails" becomes "gs-emails-<run>" in routes.yaml and JobService.java, so the check
 #   never meets another program's queue on a shared broker; the queue is deleted at the end.
 # - the database is one of its own ($GS_DB, default outbox_gs), dropped and created afresh.
-# - the README's sample values for JDBC_URL, AMQP_URI, OUTBOX_* are replaced by this machine's.
-# Gradle: the build.gradle.kts files are written as the README gives them, and built only when a
+# - the page's sample values for JDBC_URL, AMQP_URI, OUTBOX_* are replaced by this machine's.
+# Gradle: the build.gradle.kts files are written as the page gives them, and built only when a
 # `gradle` command is on the PATH.
 set -euo pipefail
 
@@ -58,7 +58,7 @@ stop() {
     kill -KILL "$1" 2>/dev/null || true
 }
 
-# ------------------------------------------------------------------ our artifacts (README: ./mvnw -B -DskipTests install)
+# ------------------------------------------------------------------ our artifacts (docs/getting-started.md: ./mvnw -B -DskipTests install)
 if [ ! -d "$m2" ]; then
     say "seeding the private Maven repository $m2 from ~/.m2/repository"
     mkdir -p "$m2" && cp -r "$HOME/.m2/repository/." "$m2/"
@@ -68,12 +68,12 @@ say "installing our artifacts into $m2"
     || { tail -30 "$work.install.log"; fail "./mvnw install"; }
 [ -f "$repo/outbox-relay-service/target/outbox-relay.jar" ] || fail "no outbox-relay-service/target/outbox-relay.jar after the install"
 
-# ------------------------------------------------------------------ the files, out of README.md
+# ------------------------------------------------------------------ the files, out of docs/getting-started.md
 rm -rf "$work" && mkdir -p "$work"
-python3 - "$repo/README.md" "$work" <<'EOF'
+python3 - "$repo/docs/getting-started.md" "$work" <<'EOF'
 import pathlib, re, sys
 readme, work = pathlib.Path(sys.argv[1]).read_text(), pathlib.Path(sys.argv[2])
-section = readme[readme.index('\n## Getting started\n'):]
+section = readme[readme.index('\n## The three projects\n'):]
 section = section[:section.index('\n## ', 1)]
 written = []
 # a fenced block is the whole of the file its paragraph names ("File `x`:", "and file `x`:");
@@ -169,4 +169,4 @@ sleep 2
 sed 's/^/gs: status: /' "$work/status-2.txt"
 grep -Eq "^total +0 +0 +[0-9]+s +0 +2 +0" "$work/status-2.txt" || fail "status does not count two completed deliveries"
 stop "$embedded"; stop "$jobs_pid"; say "embedded relay and job service stopped on SIGTERM"
-say "OK: recorded, relayed (service jar, then embedded) and completed, as the README says"
+say "OK: recorded, relayed (service jar, then embedded) and completed, as docs/getting-started.md says"

@@ -15,8 +15,8 @@ import org.w3c.dom.NodeList;
 
 /**
  * outbox-bom is what applications import: our published artifacts at the reactor's version, no
- * parent (whose dependencyManagement an import would bring along), no other library; the README
- * tells users to import it.
+ * parent (whose dependencyManagement an import would bring along), no other library; README.md and
+ * docs/getting-started.md tell users to import it.
  */
 class BomTest {
 
@@ -72,9 +72,11 @@ class BomTest {
     }
 
     @Test
-    void theReadmeImportsTheBomAndNotTheParent() throws Exception {
+    void theGettingStartedImportsTheBomAndNotTheParent() throws Exception {
+        String page = Files.readString(ROOT.resolve("docs/getting-started.md"));
         String readme = Files.readString(ROOT.resolve("README.md"));
 
-        assertThat(readme).contains("<artifactId>outbox-bom</artifactId>").doesNotContain("<artifactId>outbox-parent</artifactId>");
+        assertThat(page).contains("<artifactId>outbox-bom</artifactId>").doesNotContain("<artifactId>outbox-parent</artifactId>");
+        assertThat(readme).contains("`outbox-bom`").doesNotContain("<artifactId>outbox-parent</artifactId>");
     }
 }

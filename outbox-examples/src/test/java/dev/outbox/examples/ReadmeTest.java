@@ -7,32 +7,42 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * README.md is what {@code python3 docs/readme.py} makes of {@code docs/README.template.md} and the
- * sources it quotes (the same substitution, done here so the build needs no Python): a README edited
- * by hand, or left behind a change of the template or of a quoted source, fails the build.
+ * Each generated page is what {@code python3 docs/readme.py} makes of its template and the sources it
+ * quotes (the same substitution, done here so the build needs no Python): README.md of
+ * {@code docs/README.template.md}, docs/getting-started.md of {@code docs/getting-started.template.md}.
+ * A page edited by hand, or left behind a change of its template or of a quoted source, fails the build.
  */
 class ReadmeTest {
 
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Pattern SNIPPET = Pattern.compile("\\{\\{snippet ([^ ]+) ([^}]+)\\}\\}");
     private static final Pattern FILE = Pattern.compile("\\{\\{file ([^}]+)\\}\\}");
+    /** Template and page, as in docs/readme.py. */
+    static final Map<String, String> PAGES = Map.of(
+            "docs/README.template.md", "README.md",
+            "docs/getting-started.template.md", "docs/getting-started.md");
 
-    @Test
-    void readmeIsTheTemplateWithItsSnippetsFilledIn() throws IOException {
-        String expected = render(Files.readString(ROOT.resolve("docs/README.template.md")));
-        assertThat(Files.readString(ROOT.resolve("README.md")))
-                .as("README.md is stale: run python3 docs/readme.py")
+    @ParameterizedTest
+    @ValueSource(strings = {"docs/README.template.md", "docs/getting-started.template.md"})
+    void eachPageIsItsTemplateWithItsSnippetsFilledIn(String template) throws IOException {
+        String page = PAGES.get(template);
+        String expected = render(Files.readString(ROOT.resolve(template)));
+        assertThat(Files.readString(ROOT.resolve(page)))
+                .as("%s is stale: run python3 docs/readme.py", page)
                 .isEqualTo(expected);
     }
 
     @Test
     void theGettingStartedQuotesEveryExampleSourceWhole() throws IOException {
-        String template = Files.readString(ROOT.resolve("docs/README.template.md"));
+        String template = Files.readString(ROOT.resolve("docs/getting-started.template.md"));
         for (String source : List.of("outbox-examples/src/main/java/com/example/orders/OrdersApp.java",
                 "outbox-examples/src/main/java/com/example/orders/OrderPlaced.java",
                 "outbox-examples/src/main/resources/db/migration/V1__orders.sql",
