@@ -499,7 +499,7 @@ public final class RelayTransitions {
     /**
      * T2 restricted to job routes of {@code jobTypes}: the same statement as {@link #claim} with
      * {@code kind = 'job' AND job_type = ANY(?)} added to its choice of ready deliveries. For a runner
-     * that handles some job types itself, without a broker (outbox-testkit's kit); other deliveries stay
+     * that handles some job types itself, without a broker (the test kit, outbox-testkit); other deliveries stay
      * pending, untouched.
      */
     public List<Claimed> claim(DSLContext tx, int limit, Collection<String> jobTypes) {

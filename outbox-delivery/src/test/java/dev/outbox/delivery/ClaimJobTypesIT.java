@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** T2 restricted to job types ({@link RelayTransitions#claim(DSLContext, int, java.util.Collection)}), as outbox-testkit's kit claims. */
+/** T2 restricted to job types ({@link RelayTransitions#claim(DSLContext, int, java.util.Collection)}), as the test kit (outbox-testkit) claims. */
 class ClaimJobTypesIT {
 
     @RegisterExtension

@@ -7,12 +7,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Each generated page is what {@code python3 docs/readme.py} makes of its template and the sources it
@@ -25,15 +24,10 @@ class ReadmeTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Pattern SNIPPET = Pattern.compile("\\{\\{snippet ([^ ]+) ([^}]+)\\}\\}");
     private static final Pattern FILE = Pattern.compile("\\{\\{file ([^}]+)\\}\\}");
-    /** Template and page, as in docs/readme.py. */
-    static final Map<String, String> PAGES = Map.of(
-            "docs/README.template.md", "README.md",
-            "docs/getting-started.template.md", "docs/getting-started.md");
 
     @ParameterizedTest
-    @ValueSource(strings = {"docs/README.template.md", "docs/getting-started.template.md"})
-    void eachPageIsItsTemplateWithItsSnippetsFilledIn(String template) throws IOException {
-        String page = PAGES.get(template);
+    @CsvSource({"docs/README.template.md, README.md", "docs/getting-started.template.md, docs/getting-started.md"}) // as in docs/readme.py
+    void eachPageIsItsTemplateWithItsSnippetsFilledIn(String template, String page) throws IOException {
         String expected = render(Files.readString(ROOT.resolve(template)));
         assertThat(Files.readString(ROOT.resolve(page)))
                 .as("%s is stale: run python3 docs/readme.py", page)
