@@ -124,7 +124,7 @@ final class ServiceSettings {
         for (String key : new TreeSet<>(env.keySet())) {
             if (key.startsWith("OUTBOX_") && !KEYS.contains(key) && !isForeign(key, env.keySet())) {
                 throw new ConfigException(shown(key, 64), "unknown setting in the environment; the nearest known one is "
-                        + nearest(key) + " (a list is in the README)");
+                        + nearest(key) + " (docs/reference.md lists them)");
             }
         }
         for (String key : KEYS) {
@@ -229,7 +229,7 @@ final class ServiceSettings {
             }
             if (!KEYS.contains(key)) {
                 throw new ConfigException(shown(key, 64), "unknown setting in " + file + " line " + (i + 1) + "; the nearest known one is "
-                        + nearest(key) + " (a list is in the README)");
+                        + nearest(key) + " (docs/reference.md lists them)");
             }
             if (values.containsKey(key)) {
                 throw new ConfigException(key, "is given twice in " + file + " (again on line " + (i + 1) + ")");

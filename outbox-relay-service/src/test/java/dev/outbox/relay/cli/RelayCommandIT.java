@@ -296,7 +296,7 @@ class RelayCommandIT {
         Run run = refused("OUTBOX_SCHEMAA", "billing", "status");
 
         assertThat(run.err()).isEqualTo("outbox-relay: OUTBOX_SCHEMAA: unknown setting in the environment; the nearest known one is"
-                + " OUTBOX_SCHEMA (a list is in the README)\n");
+                + " OUTBOX_SCHEMA (docs/reference.md lists them)\n");
     }
 
     @Test
