@@ -58,6 +58,8 @@ public final class RelayTransitions {
     private static final int ORDERED_LOCK = 0x4f52444b; // "ORDK"
     private static final Field<String> BLOCK = DSL.inline(DeliveryTemplate.BLOCK);
     private static final Name INSERTED = DSL.name("inserted");
+    /** The recursive CTE of T2o: the (route, key)s with a live delivery. */
+    private static final Name LIVE_KEYS = DSL.name("live_keys");
     /**
      * The preamble of the first statement of T1, T2 and T4 ({@link RenderedStatement#after}): the rest
      * of the transaction plans without bitmap and sequential scans (see the class comment); the
@@ -70,6 +72,7 @@ public final class RelayTransitions {
     private static final Field<OutboxDeliveryStatus> PENDING = DSL.inline(OutboxDeliveryStatus.pending);
     private static final Field<OutboxDeliveryStatus> DISPATCHED = DSL.inline(OutboxDeliveryStatus.dispatched);
     private static final Field<OutboxDeliveryStatus> COMPLETED = DSL.inline(OutboxDeliveryStatus.completed);
+    private static final Field<OutboxDeliveryStatus> FAILED = DSL.inline(OutboxDeliveryStatus.failed);
     /** The ready pending deliveries T2 picks, under an alias of their own. */
     private static final OutboxDeliveries READY = OUTBOX_DELIVERIES.as("ready");
     private static final Field<Integer> RETRIES = DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS).as("retries");
@@ -302,11 +305,89 @@ public final class RelayTransitions {
      * and the other job queues go on. An empty array holds nothing back.
      */
     private static org.jooq.Condition notHeld(Param<String[]> held) {
-        return READY.KIND.ne(DSL.inline(OutboxRouteKind.job)).or(READY.QUEUE_NAME.ne(DSL.all(held)));
+        return notHeld(READY.KIND, READY.QUEUE_NAME, held);
+    }
+
+    private static org.jooq.Condition notHeld(Field<OutboxRouteKind> kind, Field<String> queue, Param<String[]> held) {
+        return kind.ne(DSL.inline(OutboxRouteKind.job)).or(queue.ne(DSL.all(held)));
+    }
+
+    /** A delivery in {@code ordered_idx}, whose predicate this repeats: of an ordered route, not completed. */
+    private static org.jooq.Condition live(OutboxDeliveries d) {
+        return d.ORDERING_KEY.isNotNull().and(d.STATUS.ne(COMPLETED));
+    }
+
+    /**
+     * T2o's choice: the ids of up to {@code limit} heads of their (route, key) that are ready now and
+     * not held back, oldest available first. The (route, key)s with a live delivery come from a loose
+     * scan of {@code ordered_idx} (one probe per key, a recursive CTE); each key's head is its first
+     * delivery there that holds it (pending, dispatched, or failed and blocking); a pending head goes
+     * only while none of its key is in flight ({@code ordered_dispatched_idx}: a requeued earlier
+     * delivery waits for the one dispatched). Reads about one row per key, not the keys' backlogs.
+     */
+    private static org.jooq.Select<org.jooq.Record1<UUID>> readyHeads(Param<OffsetDateTime> now, Param<Integer> limit,
+            Param<String[]> held) {
+        OutboxDeliveries first = OUTBOX_DELIVERIES.as("first_key");
+        OutboxDeliveries next = OUTBOX_DELIVERIES.as("next_key");
+        OutboxDeliveries head = OUTBOX_DELIVERIES.as("head");
+        OutboxDeliveries busy = OUTBOX_DELIVERIES.as("busy");
+        Field<String> keyJob = DSL.field(DSL.name(LIVE_KEYS.last(), "job_type"), SQLDataType.CLOB);
+        Field<String> keyQueue = DSL.field(DSL.name(LIVE_KEYS.last(), "queue_name"), SQLDataType.CLOB);
+        Field<String> key = DSL.field(DSL.name(LIVE_KEYS.last(), "ordering_key"), SQLDataType.CLOB);
+        var nextKey = DSL.lateral(DSL.select(next.JOB_TYPE, next.QUEUE_NAME, next.ORDERING_KEY)
+                .from(next)
+                .where(live(next))
+                .and(DSL.row(next.JOB_TYPE, next.QUEUE_NAME, next.ORDERING_KEY).gt(DSL.row(keyJob, keyQueue, key)))
+                .orderBy(next.JOB_TYPE, next.QUEUE_NAME, next.ORDERING_KEY)
+                .limit(DSL.inline(1))).as("next_key");
+        var liveKeys = LIVE_KEYS.fields("job_type", "queue_name", "ordering_key").as(DSL.select(first.JOB_TYPE, first.QUEUE_NAME,
+                        first.ORDERING_KEY)
+                .from(first)
+                .where(live(first))
+                .orderBy(first.JOB_TYPE, first.QUEUE_NAME, first.ORDERING_KEY)
+                .limit(DSL.inline(1))
+                .unionAll(DSL.select(nextKey.field(next.JOB_TYPE), nextKey.field(next.QUEUE_NAME), nextKey.field(next.ORDERING_KEY))
+                        .from(DSL.table(LIVE_KEYS).crossJoin(nextKey))));
+        var headOf = DSL.lateral(DSL.select(head.ID, head.STATUS, head.AVAILABLE_AT, head.KIND, head.QUEUE_NAME)
+                .from(head)
+                .where(head.JOB_TYPE.eq(keyJob))
+                .and(head.QUEUE_NAME.eq(keyQueue))
+                .and(head.ORDERING_KEY.eq(key))
+                .and(live(head))
+                .and(head.STATUS.ne(FAILED).or(head.ORDERING_POLICY.eq(BLOCK).and(head.SKIPPED_AT.isNull())))
+                .orderBy(head.ORDERING_POSITION)
+                .limit(DSL.inline(1))).as("head");
+        return DSL.withRecursive(liveKeys)
+                .select(headOf.field(head.ID))
+                .from(DSL.table(LIVE_KEYS).crossJoin(headOf))
+                .where(headOf.field(head.STATUS).eq(PENDING))
+                .and(headOf.field(head.AVAILABLE_AT).le(now))
+                .and(notHeld(headOf.field(head.KIND), headOf.field(head.QUEUE_NAME), held))
+                .andNotExists(DSL.selectOne()
+                        .from(busy)
+                        .where(busy.JOB_TYPE.eq(keyJob))
+                        .and(busy.QUEUE_NAME.eq(keyQueue))
+                        .and(busy.ORDERING_KEY.eq(key))
+                        .and(busy.ORDERING_KEY.isNotNull())
+                        .and(busy.STATUS.eq(DISPATCHED)))
+                .orderBy(headOf.field(head.AVAILABLE_AT))
+                .limit(limit);
     }
 
     /** T2's statement: claims up to {@code limit} ready pending deliveries of {@link #READY} that also match {@code which}. */
     private static org.jooq.Query claimQuery(DSLContext ctx, Param<OffsetDateTime> now, Param<Integer> limit, org.jooq.Condition which) {
+        return claimQuery(ctx, now, DSL.select(READY.ID)
+                .from(READY)
+                .where(ready(now))
+                .and(which)
+                .orderBy(READY.AVAILABLE_AT)
+                .limit(limit)
+                .forUpdate()
+                .skipLocked());
+    }
+
+    /** T2's statement: claims the deliveries of {@code chosen} (ids) that are still pending. */
+    private static org.jooq.Query claimQuery(DSLContext ctx, Param<OffsetDateTime> now, org.jooq.Select<org.jooq.Record1<UUID>> chosen) {
         return ctx.update(OUTBOX_DELIVERIES)
                 .set(OUTBOX_DELIVERIES.STATUS, DISPATCHED)
                 .set(OUTBOX_DELIVERIES.DISPATCH_ID, DSL.uuid())
@@ -316,14 +397,7 @@ public final class RelayTransitions {
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
                 .from(OUTBOX_EVENTS)
                 // = ANY(ARRAY(...)): the claimed ids reach the primary key, never a scan of the table
-                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(READY.ID)
-                        .from(READY)
-                        .where(ready(now))
-                        .and(which)
-                        .orderBy(READY.AVAILABLE_AT)
-                        .limit(limit)
-                        .forUpdate()
-                        .skipLocked()))))
+                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(chosen))))
                 .and(OUTBOX_DELIVERIES.STATUS.eq(PENDING))
                 .and(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
                 .returningResult(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.KIND,
@@ -385,8 +459,14 @@ public final class RelayTransitions {
         // a relay without ordered routes claims as before V4; with them, its unordered claim leaves the ordered deliveries to T2o
         RenderedStatement claim = RenderedStatement.of(ctx, claimQuery(ctx, now, limit, orderedTypes.length == 0 ? notHeld(held)
                 : notHeld(held).and(READY.ORDERING_KEY.isNull())), now, limit, held).after(INDEX_SCANS_ONLY);
-        RenderedStatement claimOrdered = RenderedStatement.of(ctx, claimQuery(ctx, now, limit,
-                notHeld(held).and(READY.ORDERING_KEY.isNotNull()).and(headOfKey())), now, limit, held);
+        // the heads by their ids (the primary key), locked as T2 locks its choice; no second order by available_at, which a
+        // plan could serve by walking ready_idx past the keys' backlogs
+        RenderedStatement claimOrdered = RenderedStatement.of(ctx, claimQuery(ctx, now, DSL.select(READY.ID)
+                .from(READY)
+                .where(READY.ID.eq(DSL.any(DSL.array(readyHeads(now, limit, held)))))
+                .and(ready(now))
+                .forUpdate()
+                .skipLocked()), now, limit, held);
         Param<String[]> jobTypes = DSL.param("job_types", SQLDataType.VARCHAR.array());
         RenderedStatement claimJobs = RenderedStatement.of(ctx, claimQuery(ctx, now, limit,
                 READY.KIND.eq(DSL.inline(OutboxRouteKind.job)).and(READY.JOB_TYPE.eq(DSL.any(jobTypes)))
@@ -442,8 +522,9 @@ public final class RelayTransitions {
                                 .from(READY)
                                 .where(ready(now))
                                 .and(notHeld(held))
-                                .and(READY.ORDERING_KEY.isNull().or(headOfKey())))))), routedTypes, now, held)
-                .after(INDEX_SCANS_ONLY);
+                                .and(orderedTypes.length == 0 ? DSL.noCondition() : READY.ORDERING_KEY.isNull())))
+                        .or(orderedTypes.length == 0 ? DSL.falseCondition() : DSL.exists(readyHeads(now, DSL.inline(1), held))))),
+                routedTypes, now, held).after(INDEX_SCANS_ONLY);
         return new Statements(candidates, candidatesAfter, orderedCandidates, tryLock, route, claim, claimOrdered, claimJobs, timeOut,
                 timeOutUnstarted, workWaiting);
     }

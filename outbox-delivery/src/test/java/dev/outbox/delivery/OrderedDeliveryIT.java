@@ -200,6 +200,49 @@ class OrderedDeliveryIT {
         assertThat(events(claim(relay))).containsExactly(a3);
     }
 
+    /** Rows of the deliveries table read so far by the current transaction (PostgreSQL's own count). */
+    private long deliveryRowsRead(DSLContext tx) {
+        return tx.fetchSingle("select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) from pg_stat_xact_user_tables"
+                + " where schemaname = ? and relname = ?", db.tables().schema(), db.tables().deliveries()).get(0, Long.class);
+    }
+
+    @Test
+    void claimingAndLookingReadAboutOneRowPerKeyWhateverTheKeysBacklog() {
+        RelayTransitions relay = relay(BLOCKING);
+        int keys = 10;
+        int backlog = 200;
+        for (int k = 0; k < keys; k++) {
+            String key = "K" + k;
+            dsl.transaction(tx -> {
+                for (int step = 1; step <= backlog; step++) {
+                    outbox.record(tx.dsl(), NewEvent.of(new ShipmentChanged(key, step)).withOrderingKey(key));
+                }
+            });
+        }
+        int routed = 0;
+        for (RelayTransitions.Routed batch = route(relay); batch.events() > 0; batch = route(relay)) {
+            routed += batch.events();
+        }
+        assertThat(routed).isEqualTo(keys * backlog);
+        dsl.execute("ANALYZE " + db.tables().schema() + "." + db.tables().deliveries()); // as autovacuum does after so many rows
+
+        // one claim (T2, then T2o) finds the 10 heads among 2,000 pending deliveries of their keys
+        long claimRead = dsl.transactionResult(tx -> {
+            List<Claimed> heads = relay.claim(tx.dsl(), 100);
+            assertThat(heads).hasSize(keys);
+            assertThat(heads).allSatisfy(c -> assertThat(c.attempt()).isEqualTo(1));
+            return deliveryRowsRead(tx.dsl());
+        });
+        // with every head in flight, the loop's look and a claim find nothing, reading as little
+        long idleRead = dsl.transactionResult(tx -> {
+            assertThat(relay.workWaiting(tx.dsl())).isFalse();
+            assertThat(relay.claim(tx.dsl(), 100)).isEmpty();
+            return deliveryRowsRead(tx.dsl());
+        });
+        assertThat(claimRead).as("rows read by a claim of 10 heads behind 2,000 pending deliveries").isLessThanOrEqualTo(10L * keys);
+        assertThat(idleRead).as("rows read by a look and a claim with every head in flight").isLessThanOrEqualTo(10L * keys);
+    }
+
     @Test
     void aRetryingHeadHoldsItsKeyUntilItCompletes() {
         UUID a1 = record("A", 1);

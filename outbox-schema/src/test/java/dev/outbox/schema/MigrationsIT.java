@@ -19,8 +19,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 class MigrationsIT {
 
-    /** The outbox migrations: V1 the tables, V2 the index of completed deliveries, V3 the start of a dispatch, V4 ordering. */
-    static final int OUTBOX_MIGRATIONS = 4;
+    /** The outbox migrations: V1 the tables, V2 the index of completed deliveries, V3 the start of a dispatch, V4 ordering, V5 the ordered claim's indexes. */
+    static final int OUTBOX_MIGRATIONS = 5;
 
     @RegisterExtension
     static final PostgresSchemaExtension db = PostgresSchemaExtension.empty();
@@ -72,7 +72,7 @@ class MigrationsIT {
     void oursFirstInTheSameSchemaNeedsTheApplicationsFlywayToBaselineAtVersionZero() throws SQLException {
         String schema = db.schema() + "_ours_first";
         try {
-            assertThat(OutboxMigrations.migrate(db.dataSource(), OutboxTables.defaults().withSchema(schema)).migrationsExecuted).isEqualTo(OUTBOX_MIGRATIONS); // V1 tables, V2 the completed-deliveries index, V3 started_at, V4 ordering
+            assertThat(OutboxMigrations.migrate(db.dataSource(), OutboxTables.defaults().withSchema(schema)).migrationsExecuted).isEqualTo(OUTBOX_MIGRATIONS); // V1 tables, V2 the completed-deliveries index, V3 started_at, V4 ordering, V5 ordered claim indexes
 
             // Flyway's default refuses a schema that holds tables but not its own history table
             assertThatThrownBy(() -> Flyway.configure().dataSource(db.dataSource())
@@ -124,6 +124,10 @@ class MigrationsIT {
             assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_events_unrouted_idx").contains("WHERE (routed_at IS NULL)"));
             assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_deliveries_ready_idx").contains("WHERE (status = 'pending'"));
             assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_deliveries_timeout_idx").contains("WHERE (status = 'dispatched'"));
+            assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_deliveries_ready_unkeyed_idx").contains("(available_at)")
+                    .contains("(status = 'pending'").contains("(ordering_key IS NULL)"));
+            assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_deliveries_ordered_dispatched_idx")
+                    .contains("(job_type, queue_name, ordering_key)").contains("(status = 'dispatched'"));
             assertThat(indexes).anySatisfy(i -> assertThat(i).startsWith("outbox_deliveries_completed_idx").contains("(completed_at)")
                     .contains("WHERE (status = 'completed'"));
             try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
