@@ -3,12 +3,14 @@ package dev.outbox.api;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.outbox.schema.tables.records.OutboxEventsRecord;
 import dev.outbox.testing.PostgresSchemaExtension;
 import java.math.BigDecimal;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -303,9 +305,10 @@ class RecordIT {
         try {
             Future<Boolean> first = pool.submit(() -> dsl.transactionResult(tx -> {
                 boolean r = outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderShipped(32L)).withId(id));
+                int pid = tx.dsl().fetchSingle(DSL.field("pg_backend_pid()", Integer.class)).value1();
                 firstWrote.countDown();
                 secondStarted.await();
-                Thread.sleep(200);   // the second call is now waiting on this transaction's row
+                await().atMost(Duration.ofSeconds(10)).until(() -> db.waitersOn(pid) == 1); // the second call waits on this row
                 return r;
             }));
             firstWrote.await();

@@ -2,6 +2,7 @@ package dev.outbox.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.outbox.testing.TestPostgres;
@@ -9,6 +10,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -58,15 +60,12 @@ class BackendCpuIT {
             assertThat(pids).as("the refreshes' backend, after each of three refreshes").hasSize(3).containsOnly(pids.get(0));
             assertThat(backends.seen(BackendCpu.SAMPLER)).isFalse();
             backends.close();
-            int left = 1;
-            for (int tries = 0; tries < 50 && left > 0; tries++) { // the backend ends just after the connection closes
-                Thread.sleep(100);
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> { // the backend ends just after the connection closes
                 try (ResultSet r = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pids.get(0))) {
                     r.next();
-                    left = r.getInt(1);
+                    assertThat(r.getInt(1)).as("the refreshes' backend after close").isZero();
                 }
-            }
-            assertThat(left).as("the refreshes' backend after close").isZero();
+            });
         }
     }
 

@@ -2,6 +2,7 @@ package dev.outbox.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,8 +71,10 @@ class ChildProcessTest {
             child.sample();
             assertThat(child.threadCpuSeconds()).as("not counted unless asked").isEmpty();
             child.countThreads();
-            Thread.sleep(2_000);
-            child.sample();
+            await().atMost(Duration.ofSeconds(10)).until(() -> { // the spinners have used over half a CPU-second
+                child.sample();
+                return child.threadCpuSeconds().stream().anyMatch(e -> e.getKey().equals("spinner-#") && e.getValue() > 0.5);
+            });
 
             List<Map.Entry<String, Double>> threads = child.threadCpuSeconds();
             assertThat(threads).isNotEmpty();

@@ -3,6 +3,7 @@ package dev.outbox.delivery;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.EventType;
 import dev.outbox.api.NewEvent;
@@ -152,9 +153,10 @@ class OrderedDeliveryIT {
         CountDownLatch secondStarted = new CountDownLatch(1);
         CompletableFuture<Void> first = CompletableFuture.runAsync(() -> dsl.transaction(tx -> {
             outbox.record(tx.dsl(), NewEvent.of(new ShipmentChanged("A", 1)).withOrderingKey("A").withId(laterId));
+            int pid = tx.dsl().fetchSingle(DSL.field("pg_backend_pid()", Integer.class)).value1();
             firstRecorded.countDown();
             assertThat(secondStarted.await(10, TimeUnit.SECONDS)).isTrue();
-            Thread.sleep(300); // the second transaction waits on the key's row meanwhile
+            await().atMost(Duration.ofSeconds(10)).until(() -> db.waitersOn(pid) == 1); // the second waits on the key's row
         }));
         assertThat(firstRecorded.await(10, TimeUnit.SECONDS)).isTrue();
         CompletableFuture<Void> second = CompletableFuture.runAsync(() -> dsl.transaction(tx -> {

@@ -149,7 +149,7 @@ class BrokerLostIT {
 
         proxy.down();
         UUID during = tables.record(new OrderCancelled(5)).get(0);
-        Thread.sleep(2_000);
+        Thread.sleep(2_000); // kept: the outage lasts 2 s
         proxy.up();
         long up = System.nanoTime();
 

@@ -105,7 +105,7 @@ class DatabaseOutageIT {
         proxy.down();
         try (OutboxRelay relay = relay(db, rabbit.queue("late")).start()) {
             UUID event = tables.record(new OrderCancelled(4)).get(0);
-            Thread.sleep(1_500);
+            Thread.sleep(1_500); // kept: time for the relay to fail, which it must not
             assertThat(relay.failure()).isEmpty();
             proxy.up();
 

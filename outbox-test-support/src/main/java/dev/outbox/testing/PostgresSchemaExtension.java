@@ -5,6 +5,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
@@ -123,6 +125,21 @@ public final class PostgresSchemaExtension implements BeforeAllCallback, AfterAl
             OutboxTables t = tables();
             s.execute("TRUNCATE " + t.schema() + "." + t.deliveries() + ", " + t.schema() + "." + t.events() + ", " + t.schema() + "." + t.keys()
                     + (inbox ? ", " + t.schema() + "." + t.inbox() : ""));
+        }
+    }
+
+    /**
+     * How many backends wait for a lock that backend {@code pid} holds, so that a test awaits a lock
+     * wait instead of sleeping through one. {@code pid} is {@code pg_backend_pid()} of the holder.
+     */
+    public int waitersOn(int pid) throws SQLException {
+        try (Connection c = dataSource().getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
+            s.setInt(1, pid);
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return r.getInt(1);
+            }
         }
     }
 }

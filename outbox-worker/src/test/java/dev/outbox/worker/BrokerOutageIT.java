@@ -81,7 +81,7 @@ class BrokerOutageIT {
         proxy.down();
         try (OutboxWorker worker = worker((event, context) -> {})) {
             CompletableFuture<Void> started = CompletableFuture.runAsync(worker::start);
-            Thread.sleep(1_500);
+            Thread.sleep(1_500); // kept: time for start() to return, which it must not
             assertThat(started).as("start() waits while the broker refuses connections").isNotDone();
 
             proxy.up();
@@ -98,7 +98,7 @@ class BrokerOutageIT {
 
             proxy.down();
             Sent during = send(2); // waits in the queue: nobody consumes it
-            Thread.sleep(1_000);
+            Thread.sleep(1_000); // kept: the outage lasts a second
             proxy.up();
             long up = System.nanoTime();
             Sent after = send(3);

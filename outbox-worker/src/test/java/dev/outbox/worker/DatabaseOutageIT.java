@@ -87,7 +87,7 @@ class DatabaseOutageIT {
         proxy.down();
         try (OutboxWorker worker = worker((event, context) -> {}).build()) {
             CompletableFuture<Void> started = CompletableFuture.runAsync(worker::start);
-            Thread.sleep(1_500);
+            Thread.sleep(1_500); // kept: time for start() to return, which it must not
             assertThat(started).as("start() waits while the database is down").isNotDone();
 
             proxy.up();
@@ -118,7 +118,7 @@ class DatabaseOutageIT {
 
             proxy.down();
             Sent during = send(2); // its lookup fails while the database is down
-            Thread.sleep(2_000);
+            Thread.sleep(2_000); // kept: the outage lasts 2 s, and the delivery must stay dispatched through it
             assertThat(fixture.status(during.deliveryId())).isEqualTo(OutboxDeliveryStatus.dispatched);
             proxy.up();
             long up = System.nanoTime();
@@ -146,7 +146,7 @@ class DatabaseOutageIT {
 
             proxy.down();
             release.countDown(); // the job returns; its completion finds the database down
-            Thread.sleep(2_000);
+            Thread.sleep(2_000); // kept: the outage lasts 2 s, and the delivery must stay dispatched through it
             assertThat(fixture.status(slow.deliveryId())).isEqualTo(OutboxDeliveryStatus.dispatched);
             proxy.up();
 

@@ -13,6 +13,8 @@ import java.time.ZoneOffset;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
@@ -58,16 +60,18 @@ class InboxIT {
     void appliesTheEffectOnceWhenTwoDuplicatesArriveConcurrently() throws Exception {
         CountDownLatch firstInserted = new CountDownLatch(1);
         CountDownLatch firstMayCommit = new CountDownLatch(1);
+        AtomicInteger firstPid = new AtomicInteger();
         CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() -> dsl.transactionResult(tx ->
                 inbox.runOnce(tx.dsl(), "billing", "m-1", ctx -> {
                     recordEffect(ctx, "m-1");
+                    firstPid.set(ctx.fetchSingle(DSL.field("pg_backend_pid()", Integer.class)).value1());
                     firstInserted.countDown();
                     await(firstMayCommit);
                 })));
         assertThat(firstInserted.await(10, TimeUnit.SECONDS)).isTrue();
         CompletableFuture<Boolean> second = CompletableFuture.supplyAsync(() -> dsl.transactionResult(tx ->
                 inbox.runOnce(tx.dsl(), "billing", "m-1", ctx -> recordEffect(ctx, "m-1"))));
-        Thread.sleep(200); // the duplicate is now waiting on the first transaction's row
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> db.waitersOn(firstPid.get()) == 1); // the duplicate waits on the first's row
         assertThat(second).isNotDone();
 
         firstMayCommit.countDown();

@@ -51,14 +51,14 @@ class ShutdownHookIT {
                 .handler("endless", OrderPlaced.class, (event, context) -> {
                     System.out.println("started " + context.deliveryId());
                     System.out.flush();
-                    Thread.sleep(600_000);
+                    Thread.sleep(600_000); // a job that never ends: the hook must stop the worker anyway
                 })
                 .shutdownGrace(Duration.ofMillis(500))
                 .build();
         worker.start();
         System.out.println("ready");
         System.out.flush();
-        Thread.sleep(600_000);
+        Thread.sleep(600_000); // the child process lives until the test signals it
     }
 
     @Test

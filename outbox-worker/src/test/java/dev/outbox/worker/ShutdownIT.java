@@ -49,7 +49,7 @@ class ShutdownIT {
         OutboxWorker worker = fixture.worker().queue(queue, 1, 5).shutdownGrace(Duration.ofSeconds(10))
                 .handler(JOB, OrderPlaced.class, (event, context) -> {
                     started.countDown();
-                    Thread.sleep(300);
+                    Thread.sleep(300); // the job's work: it is still running when close() begins
                 }).build();
         worker.start();
         Sent sent = fixture.dispatched(new OrderPlaced(1), JOB, queue, List.of(60));

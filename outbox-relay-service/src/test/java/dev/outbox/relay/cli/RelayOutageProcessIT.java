@@ -74,7 +74,7 @@ class RelayOutageProcessIT {
                 Tables tables = new Tables(db);
                 UUID early = tables.record(new OrderCancelled(1)).get(0);
                 awaitLog(stderr, "database unavailable");
-                Thread.sleep(1_000);
+                Thread.sleep(1_000); // kept: time for the process to give up, which it must not
                 assertThat(process.isAlive()).isTrue();
 
                 proxy.up();
@@ -84,7 +84,7 @@ class RelayOutageProcessIT {
 
                 proxy.down(); // an outage while the relay waits: only the LISTEN connection notices
                 UUID during = tables.record(new OrderCancelled(2)).get(0);
-                Thread.sleep(2_000);
+                Thread.sleep(2_000); // kept: the outage lasts 2 s
                 proxy.up();
                 long up = System.nanoTime();
                 awaitDispatched(tables, during); // with a sleep of an hour: the relay listened again and caught up
