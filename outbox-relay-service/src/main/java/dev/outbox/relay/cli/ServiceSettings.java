@@ -6,6 +6,7 @@ import dev.outbox.api.NotifyChannels;
 import dev.outbox.api.Outbox;
 import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.delivery.amqp.AmqpFactories;
+import dev.outbox.delivery.amqp.TlsStores;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.InvalidRouteException;
 import dev.outbox.relay.OutboxRelay;
@@ -21,10 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.KeyStoreException;
-import java.security.UnrecoverableKeyException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,11 +31,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-import javax.net.ssl.KeyManager;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -415,83 +408,24 @@ final class ServiceSettings {
             throw new ConfigException(trustStore != null ? AMQP_TRUST_STORE : AMQP_KEY_STORE, "is set but " + AMQP_URI
                     + " is not amqps://: the stores are for TLS (use amqps://host:5671)");
         }
+        TlsStores.Store trust = trustStore == null ? null
+                : new TlsStores.Store(AMQP_TRUST_STORE, trustStore, AMQP_TRUST_STORE_PASSWORD, () -> password(AMQP_TRUST_STORE, AMQP_TRUST_STORE_PASSWORD));
+        TlsStores.Store key = keyStore == null ? null
+                : new TlsStores.Store(AMQP_KEY_STORE, keyStore, AMQP_KEY_STORE_PASSWORD, () -> password(AMQP_KEY_STORE, AMQP_KEY_STORE_PASSWORD));
         try {
-            TrustManager[] trust = null;
-            if (trustStore != null) {
-                KeyStore store = keyStore(AMQP_TRUST_STORE, trustStore, AMQP_TRUST_STORE_PASSWORD);
-                if (!hasCertificate(store)) {
-                    throw new ConfigException(AMQP_TRUST_STORE, shown(trustStore, 200) + " holds no certificate to trust");
-                }
-                TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-                factory.init(store);
-                trust = factory.getTrustManagers();
-            }
-            KeyManager[] keys = null;
-            if (keyStore != null) {
-                KeyStore store = keyStore(AMQP_KEY_STORE, keyStore, AMQP_KEY_STORE_PASSWORD);
-                if (!hasKey(store)) {
-                    throw new ConfigException(AMQP_KEY_STORE, shown(keyStore, 200) + " holds no private key");
-                }
-                KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-                try {
-                    factory.init(store, java.util.Objects.requireNonNull(get(AMQP_KEY_STORE_PASSWORD)).toCharArray());
-                } catch (UnrecoverableKeyException e) {
-                    throw new ConfigException(AMQP_KEY_STORE_PASSWORD, "opens " + AMQP_KEY_STORE + " but not its key (the key needs the store's password)");
-                }
-                keys = factory.getKeyManagers();
-            }
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keys, trust, null);
-            return context;
-        } catch (GeneralSecurityException e) {
-            throw new ConfigException(trustStore != null ? AMQP_TRUST_STORE : AMQP_KEY_STORE, "cannot be used for TLS ("
-                    + e.getClass().getSimpleName() + ")");
+            return TlsStores.context(trust, key);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e); // names the setting, never the password
         }
     }
 
-    /** A PKCS12 or JKS store (the JDK tells which) opened with the password of {@code passwordKey}; errors name the setting, never the password. */
-    private KeyStore keyStore(String key, String path, String passwordKey) {
+    /** The password of a store; errors name the setting, never the password. */
+    private String password(String key, String passwordKey) {
         String password = get(passwordKey);
         if (password == null) {
             throw new ConfigException(passwordKey, "is required with " + key + " (or " + passwordKey + FILE_SUFFIX + "): the store's password");
         }
-        Path file;
-        try {
-            file = Path.of(path);
-        } catch (java.nio.file.InvalidPathException e) {
-            throw new ConfigException(key, "is not a file name");
-        }
-        if (!Files.isRegularFile(file)) {
-            throw new ConfigException(key, Files.exists(file) ? shown(path, 200) + " is not a regular file" : "no such file " + shown(path, 200));
-        }
-        try {
-            return KeyStore.getInstance(file.toFile(), password.toCharArray());
-        } catch (IOException e) {
-            if (e.getCause() instanceof UnrecoverableKeyException) {
-                throw new ConfigException(passwordKey, "does not open " + key + " " + shown(path, 200) + " (wrong password)");
-            }
-            throw new ConfigException(key, "cannot read " + shown(path, 200) + " (" + e.getClass().getSimpleName() + ")");
-        } catch (GeneralSecurityException | IllegalArgumentException e) {
-            throw new ConfigException(key, shown(path, 200) + " is not a PKCS12 or JKS store");
-        }
-    }
-
-    private static boolean hasCertificate(KeyStore store) throws KeyStoreException {
-        for (String alias : java.util.Collections.list(store.aliases())) {
-            if (store.isCertificateEntry(alias) || store.isKeyEntry(alias) && store.getCertificate(alias) != null) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean hasKey(KeyStore store) throws KeyStoreException {
-        for (String alias : java.util.Collections.list(store.aliases())) {
-            if (store.isKeyEntry(alias)) {
-                return true;
-            }
-        }
-        return false;
+        return password;
     }
 
     Routes routes() {

@@ -1,0 +1,130 @@
+package dev.outbox.delivery.amqp;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.KeyStoreException;
+import java.security.UnrecoverableKeyException;
+import java.util.function.Supplier;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The TLS context of an AMQP connection from a trust store (the CAs that may sign the broker's
+ * certificate; without one, the JVM's) and a key store (the client's key and certificate, for a
+ * broker that asks for one), PKCS12 or JKS. Every problem is an {@link IllegalArgumentException}
+ * whose message starts with the name of the setting at fault ({@code SETTING: problem}) and never
+ * shows a password.
+ */
+public final class TlsStores {
+
+    private TlsStores() {}
+
+    /**
+     * One store and where its values come from.
+     *
+     * @param setting the setting that names the file, for messages
+     * @param path the file
+     * @param passwordSetting the setting of its password, for messages
+     * @param password the password, asked for when the store is opened (it may throw the caller's own error when missing)
+     */
+    public record Store(String setting, String path, String passwordSetting, Supplier<String> password) {}
+
+    /** The context of {@code trust} and {@code key}, at least one of them given. */
+    public static SSLContext context(@Nullable Store trust, @Nullable Store key) {
+        try {
+            TrustManager[] trustManagers = null;
+            if (trust != null) {
+                KeyStore store = open(trust);
+                if (!hasCertificate(store)) {
+                    throw named(trust.setting(), shown(trust.path(), 200) + " holds no certificate to trust");
+                }
+                TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                factory.init(store);
+                trustManagers = factory.getTrustManagers();
+            }
+            KeyManager[] keyManagers = null;
+            if (key != null) {
+                KeyStore store = open(key);
+                if (!hasKey(store)) {
+                    throw named(key.setting(), shown(key.path(), 200) + " holds no private key");
+                }
+                KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+                try {
+                    factory.init(store, key.password().get().toCharArray());
+                } catch (UnrecoverableKeyException e) {
+                    throw named(key.passwordSetting(), "opens " + key.setting() + " but not its key (the key needs the store's password)");
+                }
+                keyManagers = factory.getKeyManagers();
+            }
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keyManagers, trustManagers, null);
+            return context;
+        } catch (GeneralSecurityException e) {
+            throw named(trust != null ? trust.setting() : java.util.Objects.requireNonNull(key).setting(), "cannot be used for TLS ("
+                    + e.getClass().getSimpleName() + ")");
+        }
+    }
+
+    /** A PKCS12 or JKS store (the JDK tells which) opened with its password; errors name the setting, never the password. */
+    private static KeyStore open(Store store) {
+        String password = store.password().get();
+        String key = store.setting();
+        String path = store.path();
+        Path file;
+        try {
+            file = Path.of(path);
+        } catch (java.nio.file.InvalidPathException e) {
+            throw named(key, "is not a file name");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw named(key, Files.exists(file) ? shown(path, 200) + " is not a regular file" : "no such file " + shown(path, 200));
+        }
+        try {
+            return KeyStore.getInstance(file.toFile(), password.toCharArray());
+        } catch (IOException e) {
+            if (e.getCause() instanceof UnrecoverableKeyException) {
+                throw named(store.passwordSetting(), "does not open " + key + " " + shown(path, 200) + " (wrong password)");
+            }
+            throw named(key, "cannot read " + shown(path, 200) + " (" + e.getClass().getSimpleName() + ")");
+        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            throw named(key, shown(path, 200) + " is not a PKCS12 or JKS store");
+        }
+    }
+
+    private static boolean hasCertificate(KeyStore store) throws KeyStoreException {
+        for (String alias : java.util.Collections.list(store.aliases())) {
+            if (store.isCertificateEntry(alias) || store.isKeyEntry(alias) && store.getCertificate(alias) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasKey(KeyStore store) throws KeyStoreException {
+        for (String alias : java.util.Collections.list(store.aliases())) {
+            if (store.isKeyEntry(alias)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static IllegalArgumentException named(String setting, String problem) {
+        return new IllegalArgumentException(setting + ": " + problem);
+    }
+
+    /** A file name fit for a message: at most {@code max} characters, control characters as {@code ?}. */
+    private static String shown(String value, int max) {
+        String bounded = value.length() > max ? value.substring(0, max) + "..." : value;
+        StringBuilder out = new StringBuilder(bounded.length());
+        bounded.codePoints().forEach(c -> out.appendCodePoint(Character.isISOControl(c) || Character.getType(c) == Character.FORMAT ? '?' : c));
+        return out.toString();
+    }
+}
