@@ -12,16 +12,27 @@ import dev.outbox.relay.Routes;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import dev.outbox.worker.RetryableOutboxException;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.TraceContext;
+import io.micrometer.tracing.Tracer;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.jooq.DSLContext;
 import org.jooq.Record;
 import org.jooq.SQLDialect;
@@ -33,13 +44,15 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The worker of the handler beans in a real Boot application, on the real PostgreSQL and RabbitMQ,
  * connected through Boot's {@code spring.rabbitmq.*}: an event recorded in a Spring transaction,
  * dispatched by one pass of the real relay, is run and completed by the bean; a retryable failure
- * retries; a shutdown during a job ends within the context's shutdown phase and marks the job
+ * retries; under Boot's Micrometer Tracing the job's span continues the trace current when the event
+ * was recorded; a shutdown during a job ends within the context's shutdown phase and marks the job
  * {@code worker_died}, as the worker's own shutdown does.
  */
 class OutboxWorkerIT {
@@ -52,6 +65,7 @@ class OutboxWorkerIT {
 
     static final String CONFIRMATIONS = rabbit.queue("confirmations");
     static final String SLOW = rabbit.queue("slow");
+    static final String TRACED = rabbit.queue("traced");
 
     @EventType("worker.order.placed")
     record OrderPlaced(String orderId) {}
@@ -104,6 +118,57 @@ class OutboxWorkerIT {
         }
     }
 
+    /** An event of its own for the job that reads the current span. */
+    @EventType("worker.order.traced")
+    record OrderTraced(String orderId) {}
+
+    /** Records an order's event in a transaction of Spring's, as an application's service does. */
+    static class OrderDesk {
+        private final DSLContext dsl;
+        private final Outbox outbox;
+
+        OrderDesk(DSLContext dsl, Outbox outbox) {
+            this.dsl = dsl;
+            this.outbox = outbox;
+        }
+
+        @Transactional
+        public void place(String orderId) {
+            outbox.record(dsl, new OrderTraced(orderId));
+        }
+    }
+
+    /**
+     * Boot's own Micrometer Tracing on the OpenTelemetry bridge (the tracer, the observation registry and
+     * the {@code OpenTelemetry} bean all Boot's), its spans exported to memory; the handler notes the
+     * current span as Micrometer Tracing's {@code Tracer} gives it.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class MicrometerTracedJobService {
+        static final Map<String, TraceContext> seen = new ConcurrentHashMap<>();
+
+        @Bean
+        InMemorySpanExporter spanExporter() {
+            return InMemorySpanExporter.create();
+        }
+
+        @Bean
+        OrderDesk orderDesk(DSLContext dsl, Outbox outbox) {
+            return new OrderDesk(dsl, outbox);
+        }
+
+        @Bean
+        OutboxJobHandler<OrderTraced> tracedConfirmation(Tracer tracer) {
+            return OutboxJobHandler.of("traced-confirmation", OrderTraced.class, TRACED, (order, context) -> {
+                Span current = tracer.currentSpan();
+                if (current != null) {
+                    seen.put(order.orderId(), current.context());
+                }
+            });
+        }
+    }
+
     /** A handler that holds its job until released, for the shutdown. */
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
@@ -141,6 +206,7 @@ class OutboxWorkerIT {
                 .routes(Routes.builder()
                         .route("worker.order.placed", Route.job("send-confirmation", CONFIRMATIONS, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
                         .route("worker.report.requested", Route.job("slow-job", SLOW, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                        .route("worker.order.traced", Route.job("traced-confirmation", TRACED, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
                         .build())
                 .notifications(false)
                 .build()) {
@@ -183,6 +249,43 @@ class OutboxWorkerIT {
             await().atMost(Duration.ofSeconds(5)).until(() -> TracedJobService.spans.getFinishedSpanItems().stream()
                     .anyMatch(span -> span.getName().equals("process " + CONFIRMATIONS)));
         }
+    }
+
+    @Test
+    void underBootsMicrometerTracingTheJobContinuesTheTraceOfItsRecording() {
+        try (ConfigurableApplicationContext context = BootApps.start(db, MicrometerTracedJobService.class,
+                withBroker("management.tracing.sampling.probability=1.0"))) {
+            Tracer tracer = context.getBean(Tracer.class);
+            TraceContext recording = Observation.createNotStarted("place-order", context.getBean(ObservationRegistry.class)).observe(() -> {
+                context.getBean(OrderDesk.class).place("o-micrometer");
+                return tracer.currentSpan().context();
+            });
+            relayOnce();
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> status("o-micrometer", "traced-confirmation").equals("completed"));
+            assertThat(context.getBean(SdkTracerProvider.class).forceFlush().join(10, TimeUnit.SECONDS).isSuccess()).isTrue();
+            Map<String, SpanData> spans = context.getBean(InMemorySpanExporter.class).getFinishedSpanItems().stream()
+                    .collect(Collectors.toMap(SpanData::getSpanId, Function.identity()));
+            SpanData job = spans.values().stream().filter(span -> span.getName().equals("process " + TRACED)).findFirst().orElseThrow();
+            assertThat(spans).containsKey(recording.spanId());
+
+            assertThat(job.getTraceId()).isEqualTo(recording.traceId());
+            assertThat(ancestors(job, spans)).contains(recording.spanId());
+            TraceContext inHandler = MicrometerTracedJobService.seen.get("o-micrometer");
+            assertThat(inHandler).isNotNull();
+            assertThat(inHandler.traceId()).isEqualTo(recording.traceId());
+            assertThat(inHandler.spanId()).isEqualTo(job.getSpanId());
+        }
+    }
+
+    /** The span ids above {@code span}, its parent first, as far as the finished spans go. */
+    private static List<String> ancestors(SpanData span, Map<String, SpanData> spans) {
+        List<String> chain = new ArrayList<>();
+        for (String parent = span.getParentSpanId(); !chain.contains(parent) && spans.containsKey(parent);
+                parent = spans.get(parent).getParentSpanId()) {
+            chain.add(parent);
+        }
+        return chain;
     }
 
     @Test
