@@ -1262,7 +1262,7 @@ public final class Bench {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws java.sql.SQLException {
             dataSource.close();
             if (!owner) {
                 return;
@@ -1319,7 +1319,7 @@ public final class Bench {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws IOException, java.util.concurrent.TimeoutException {
             try (Connection c = rabbit.connectionFactory().newConnection("outbox-bench-cleanup"); Channel ch = c.createChannel()) {
                 if (!queue.isEmpty()) {
                     ch.queueDelete(queue);

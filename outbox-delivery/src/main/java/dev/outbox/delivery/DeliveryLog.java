@@ -41,6 +41,7 @@ public final class DeliveryLog {
         retryOutcome(log, o, cause, false);
     }
 
+    @SuppressWarnings("try") // the MDC entries are held for the log calls and removed by close(), never read
     private static void retryOutcome(Logger log, RetryOutcome o, String cause, boolean debug) {
         try (MDC.MDCCloseable e = MDC.putCloseable(MDC_EVENT_ID, o.eventId().toString());
                 MDC.MDCCloseable d = MDC.putCloseable(MDC_DELIVERY_ID, o.deliveryId().toString())) {

@@ -60,6 +60,7 @@ public record TestRabbit(String uri, String source) {
                 + " (rabbitmq-server -detached), or make Docker available for Testcontainers");
     }
 
+    @SuppressWarnings("try") // the connection is opened only to see that the broker answers
     private static boolean answers(String uri) {
         ConnectionFactory factory = new ConnectionFactory();
         try {

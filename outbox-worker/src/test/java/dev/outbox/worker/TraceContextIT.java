@@ -95,6 +95,7 @@ class TraceContextIT {
     }
 
     @Test
+    @SuppressWarnings("try") // the scope makes the span current while recording, never read
     void theSpanThatRecordedTheEventIsTheParentOfTheWorkersConsumerSpanAndItsIdsAreInTheMdcDuringTheHandler() throws Exception {
         String queue = rabbit.queue("traced");
         Span request = otel.getTracer("test").spanBuilder("POST /orders").startSpan();

@@ -277,7 +277,7 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         Connection c = connection;
         connection = null;
         if (c != null) {

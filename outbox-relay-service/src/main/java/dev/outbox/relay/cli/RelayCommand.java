@@ -144,6 +144,7 @@ public final class RelayCommand implements Callable<Integer> {
         int sleep;
 
         @Override
+        @SuppressWarnings("try") // the retention loop runs beside the relay and stops on close()
         public Integer call() {
             if (sleep < 1 || sleep > 3600) {
                 throw new CommandLine.ParameterException(spec.commandLine(),

@@ -92,6 +92,7 @@ final class CompletionWriter implements AutoCloseable {
         }
     }
 
+    @SuppressWarnings("try") // the MDC entries are held for the log call and removed by close(), never read
     private void write(List<Completed> group) {
         Set<UUID> completed;
         List<WorkerTransitions.Dispatch> dispatches = group.stream().map(Completed::dispatch).toList();

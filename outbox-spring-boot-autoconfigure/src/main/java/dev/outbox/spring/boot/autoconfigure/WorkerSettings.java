@@ -39,8 +39,9 @@ final class WorkerSettings {
                 .shutdownHook(false); // the context's own shutdown stops the worker, in its phase
         Map<String, String> beanOfJobType = new LinkedHashMap<>();
         Map<String, QueueSettings> queues = new LinkedHashMap<>();
-        for (Map.Entry<String, OutboxJobHandler> bean : beans.getBeansOfType(OutboxJobHandler.class).entrySet()) {
-            OutboxJobHandler<?> handler = bean.getValue();
+        Map<String, ?> handlers = beans.getBeansOfType(OutboxJobHandler.class);
+        for (Map.Entry<String, ?> bean : handlers.entrySet()) {
+            OutboxJobHandler<?> handler = (OutboxJobHandler<?>) bean.getValue();
             String other = beanOfJobType.putIfAbsent(handler.jobType(), bean.getKey());
             if (other != null) {
                 throw new IllegalStateException("job type '" + handler.jobType() + "' has two handler beans, '" + other + "' and '"
