@@ -48,9 +48,11 @@ GRANT SELECT ON TABLE ${outbox_schema}.${outbox_events} TO ${outbox_worker_role}
 GRANT SELECT, UPDATE ON TABLE ${outbox_schema}.${outbox_deliveries} TO ${outbox_worker_role};
 
 -- The operator: status, failed list/show/requeue/remove, blocked keys, purge (retention). Purge
--- locks the events it deletes (FOR UPDATE SKIP LOCKED), which PostgreSQL allows with UPDATE only.
+-- locks the rows it deletes (FOR UPDATE SKIP LOCKED), which PostgreSQL allows with UPDATE only;
+-- it deletes the ordering keys left with nothing to order.
 GRANT SELECT, UPDATE, DELETE ON TABLE ${outbox_schema}.${outbox_events} TO ${outbox_operator_role};
 GRANT SELECT, UPDATE, DELETE ON TABLE ${outbox_schema}.${outbox_deliveries} TO ${outbox_operator_role};
+GRANT SELECT, UPDATE, DELETE ON TABLE ${outbox_schema}.${outbox_events}_keys TO ${outbox_operator_role};
 
 -- The opt-in inbox (migrateInbox), when it is there: the worker's job marks a message handled and
 -- purges old entries.

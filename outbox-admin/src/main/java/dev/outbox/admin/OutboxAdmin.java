@@ -408,7 +408,7 @@ public final class OutboxAdmin {
     /**
      * T10: deletes what {@code retention} names, oldest first, a batch per transaction: completed
      * deliveries, then failed ones, then the routed events left with no delivery, then (when asked)
-     * unrouted events. With {@code dryRun}, counts each and changes nothing. Rows another session holds
+     * unrouted events, then the ordering keys left with nothing to order. With {@code dryRun}, counts each and changes nothing. Rows another session holds
      * locked are skipped and left for the next run.
      */
     public PurgeResult purge(Retention retention, boolean dryRun) {
@@ -426,7 +426,8 @@ public final class OutboxAdmin {
                 long failed = failedBefore == null ? 0 : transitions.countFailed(ctx, failedBefore);
                 long events = transitions.countFinishedEvents(ctx, completedBefore, failedBefore);
                 long unrouted = unroutedBefore == null ? 0 : transitions.countUnrouted(ctx, unroutedBefore);
-                return new PurgeResult(true, completed, failed, events, unrouted, 0, Duration.ofNanos(System.nanoTime() - started));
+                long keys = transitions.countKeys(ctx);
+                return new PurgeResult(true, completed, failed, events, unrouted, keys, 0, Duration.ofNanos(System.nanoTime() - started));
             });
         }
         int[] batches = {0};
@@ -450,10 +451,21 @@ public final class OutboxAdmin {
         }
         long unrouted = unroutedBefore == null ? 0
                 : batches(size, batches, () -> inTransaction(ctx -> transitions.purgeUnrouted(ctx, unroutedBefore, size)));
-        PurgeResult result = new PurgeResult(false, completed, failed, events, unrouted, batches[0],
+        long keys = 0;
+        String afterKey = null;
+        do {
+            String from = afterKey;
+            OperatorTransitions.KeysSwept swept = inTransaction(ctx -> transitions.purgeKeys(ctx, from, size));
+            keys += swept.deleted();
+            if (swept.deleted() > 0) {
+                batches[0]++;
+            }
+            afterKey = swept.last();
+        } while (afterKey != null);
+        PurgeResult result = new PurgeResult(false, completed, failed, events, unrouted, keys, batches[0],
                 Duration.ofNanos(System.nanoTime() - started));
-        log.info("purged {} completed and {} failed delivery(ies), {} finished and {} unrouted event(s) in {} batch(es), {} ms",
-                completed, failed, events, unrouted, batches[0], result.took().toMillis());
+        log.info("purged {} completed and {} failed delivery(ies), {} finished and {} unrouted event(s), {} ordering key(s) in {} batch(es),"
+                + " {} ms", completed, failed, events, unrouted, keys, batches[0], result.took().toMillis());
         return result;
     }
 

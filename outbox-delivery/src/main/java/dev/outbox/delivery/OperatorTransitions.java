@@ -2,10 +2,12 @@ package dev.outbox.delivery;
 
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
+import static dev.outbox.schema.Tables.OUTBOX_EVENTS_KEYS;
 
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.OutboxDeliveries;
+import dev.outbox.schema.tables.OutboxEventsKeys;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -29,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  *       left alone and simply not returned);</li>
  *   <li>the removal of failed deliveries ({@link #removeFailed}) and the events they leave with no
  *       delivery;</li>
- *   <li>T10 retention: {@link #purgeCompleted}, {@link #purgeFailed}, {@link #purgeFinishedEvents},
+ *   <li>T10 retention: {@link #purgeCompleted}, {@link #purgeFailed}, {@link #purgeFinishedEvents}, {@link #purgeKeys},
  *       {@link #purgeUnrouted}, each one batch of at most {@code limit} rows, oldest first, locked
  *       {@code FOR UPDATE SKIP LOCKED} so that a row someone else holds is left for the next run.</li>
  * </ul>
@@ -280,6 +282,63 @@ public final class OperatorTransitions {
         }
         return planned(ctx).fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ROUTED_AT.isNotNull()
                 .and(DSL.notExists(DSL.selectOne().from(d).where(d.EVENT_ID.eq(OUTBOX_EVENTS.ID)).andNot(purged))));
+    }
+
+    /**
+     * One batch of the keys sweep.
+     *
+     * @param deleted keys deleted
+     * @param last the greatest key of a full batch (where the next batch starts), null when the sweep is done
+     */
+    public record KeysSwept(int deleted, @Nullable String last) {}
+
+    /**
+     * T10: deletes up to {@code limit} rows of the keys table (after {@code after}, in key order) whose
+     * key has nothing left to order: no unrouted event and no delivery of an ordered route that is not
+     * completed. The key's next event starts again at position 1, and nothing it could be compared
+     * with is left. Two statements: the first locks the rows, skipping those a recording transaction
+     * holds; the second checks again and deletes, with a snapshot taken after the locks, so that it
+     * sees every recording of those keys that committed before them.
+     */
+    public KeysSwept purgeKeys(DSLContext ctx, @Nullable String after, int limit) {
+        OutboxEventsKeys k = OUTBOX_EVENTS_KEYS;
+        DSLContext planned = planned(ctx);
+        List<String> locked = planned.select(k.ORDERING_KEY)
+                .from(k)
+                .where(after == null ? DSL.noCondition() : k.ORDERING_KEY.gt(after))
+                .and(nothingToOrder(k.ORDERING_KEY))
+                .orderBy(k.ORDERING_KEY)
+                .limit(limit)
+                .forUpdate()
+                .skipLocked()
+                .fetch(k.ORDERING_KEY);
+        int deleted = locked.isEmpty() ? 0 : planned.deleteFrom(k)
+                .where(k.ORDERING_KEY.eq(DSL.any(locked.toArray(String[]::new))))
+                .and(nothingToOrder(k.ORDERING_KEY))
+                .execute();
+        return new KeysSwept(deleted, locked.size() < limit ? null : locked.get(locked.size() - 1));
+    }
+
+    /** How many keys {@link #purgeKeys} would delete now. */
+    public int countKeys(DSLContext ctx) {
+        return planned(ctx).fetchCount(OUTBOX_EVENTS_KEYS, nothingToOrder(OUTBOX_EVENTS_KEYS.ORDERING_KEY));
+    }
+
+    /**
+     * No unrouted event with {@code key} ({@code unrouted_keyed_idx}) and no live delivery of an ordered
+     * route with it (one pass over {@code ordered_idx}, hashed: that index leads with the route).
+     */
+    private static Condition nothingToOrder(Field<String> key) {
+        OutboxDeliveries live = OUTBOX_DELIVERIES.as("live");
+        return DSL.notExists(DSL.selectOne()
+                        .from(OUTBOX_EVENTS)
+                        .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
+                        .and(OUTBOX_EVENTS.ORDERING_KEY.isNotNull())
+                        .and(OUTBOX_EVENTS.ORDERING_KEY.eq(key)))
+                .and(key.notIn(DSL.select(live.ORDERING_KEY)
+                        .from(live)
+                        .where(live.ORDERING_KEY.isNotNull())
+                        .and(live.STATUS.ne(COMPLETED))));
     }
 
     /**

@@ -245,6 +245,56 @@ class OrderedDeliveryIT {
         assertThat(idleRead).as("rows read by a look and a claim with every head in flight").isLessThanOrEqualTo(10L * keys);
     }
 
+    private long position(UUID event) {
+        return OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_EVENTS.ORDERING_POSITION).from(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(event))
+                .fetchSingle().value1();
+    }
+
+    private List<String> keysLeft() {
+        return OutboxDsl.mapped(dsl, db.tables()).select(dev.outbox.schema.Tables.OUTBOX_EVENTS_KEYS.ORDERING_KEY).from(dev.outbox.schema.Tables.OUTBOX_EVENTS_KEYS)
+                .orderBy(dev.outbox.schema.Tables.OUTBOX_EVENTS_KEYS.ORDERING_KEY).fetch().getValues(0, String.class);
+    }
+
+    @Test
+    void purgingKeysDeletesOnlyTheKeysWithNothingLeftToOrder() throws Exception {
+        RelayTransitions relay = relay(BLOCKING);
+        record("done", 1);
+        record("flying", 1);
+        record("blocked", 1);
+        record("recording", 1);
+        route(relay);
+        List<Claimed> heads = claim(relay);
+        complete(headOf(heads, "done"));
+        complete(headOf(heads, "recording"));
+        fail(headOf(heads, "blocked"));
+        record("unrouted", 1);
+        assertThat(keysLeft()).containsExactly("blocked", "done", "flying", "recording", "unrouted");
+
+        // a recording transaction of "recording" is open: it holds the key's row, and its event is not yet visible
+        try (java.sql.Connection open = db.dataSource().getConnection()) {
+            open.setAutoCommit(false);
+            UUID second = outbox.record(DSL.using(open, SQLDialect.POSTGRES), NewEvent.of(new ShipmentChanged("recording", 2))
+                    .withOrderingKey("recording"));
+
+            OperatorTransitions.KeysSwept swept = inTx(tx -> operator.purgeKeys(tx, null, 100));
+            assertThat(swept.deleted()).isEqualTo(1);
+            assertThat(keysLeft()).containsExactly("blocked", "flying", "recording", "unrouted");
+            open.commit();
+            assertThat(position(second)).isEqualTo(2);
+        }
+        int purgeable = inTx(tx -> operator.countKeys(tx));
+        assertThat(purgeable).isZero(); // "recording" has an unrouted event now
+        // the purged key starts again at 1; nothing of it is left to compare with
+        UUID again = record("done", 2);
+        assertThat(position(again)).isEqualTo(1);
+        assertThat(position(record("flying", 2))).isEqualTo(2);
+    }
+
+    private Claimed headOf(List<Claimed> claimed, String key) {
+        return claimed.stream().filter(c -> key.equals(OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_EVENTS.ORDERING_KEY).from(OUTBOX_EVENTS)
+                .where(OUTBOX_EVENTS.ID.eq(c.eventId())).fetchSingle().value1())).findFirst().orElseThrow();
+    }
+
     @Test
     void aRetryingHeadHoldsItsKeyUntilItCompletes() {
         UUID a1 = record("A", 1);

@@ -411,7 +411,7 @@ final class AdminCommands {
                 } else {
                     out.println((r.dryRun() ? "dry run: would delete " : "deleted ") + r.completed() + " completed and " + r.failed()
                             + " failed delivery(ies), " + r.events() + " event(s) left without deliveries and " + r.unrouted()
-                            + " unrouted event(s)" + (r.dryRun() ? "; nothing changed"
+                            + " unrouted event(s), " + r.keys() + " ordering key(s)" + (r.dryRun() ? "; nothing changed"
                             : " in " + r.batches() + " batch(es), " + r.took().toMillis() + " ms"));
                 }
                 out.flush();
@@ -432,6 +432,7 @@ final class AdminCommands {
         m.put("failed", r.failed());
         m.put("events", r.events());
         m.put("unrouted", r.unrouted());
+        m.put("keys", r.keys());
         m.put("batches", r.batches());
         m.put("millis", r.took().toMillis());
         return m;
