@@ -455,7 +455,7 @@ class RelayCommandIT {
         Run status = run(env(fresh), "status");
 
         assertThat(migrate.exitCode()).isZero();
-        assertThat(migrate.out()).contains("applied 4 migration(s) to schema " + fresh.schema());
+        assertThat(migrate.out()).contains("applied 5 migration(s) to schema " + fresh.schema());
         assertThat(again.out()).contains("applied 0 migration(s)");
         assertThat(status.exitCode()).isZero();
         assertThat(OutboxTables.defaults().withSchema(fresh.schema()).schema()).isEqualTo(fresh.schema());
