@@ -1,5 +1,6 @@
 package dev.outbox.delivery.amqp;
 
+import dev.outbox.api.LogText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +44,7 @@ public final class TlsStores {
             if (trust != null) {
                 KeyStore store = open(trust);
                 if (!hasCertificate(store)) {
-                    throw named(trust.setting(), shown(trust.path(), 200) + " holds no certificate to trust");
+                    throw named(trust.setting(), LogText.of(trust.path()) + " holds no certificate to trust");
                 }
                 TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
                 factory.init(store);
@@ -53,7 +54,7 @@ public final class TlsStores {
             if (key != null) {
                 KeyStore store = open(key);
                 if (!hasKey(store)) {
-                    throw named(key.setting(), shown(key.path(), 200) + " holds no private key");
+                    throw named(key.setting(), LogText.of(key.path()) + " holds no private key");
                 }
                 KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
                 try {
@@ -84,17 +85,17 @@ public final class TlsStores {
             throw named(key, "is not a file name");
         }
         if (!Files.isRegularFile(file)) {
-            throw named(key, Files.exists(file) ? shown(path, 200) + " is not a regular file" : "no such file " + shown(path, 200));
+            throw named(key, Files.exists(file) ? LogText.of(path) + " is not a regular file" : "no such file " + LogText.of(path));
         }
         try {
             return KeyStore.getInstance(file.toFile(), password.toCharArray());
         } catch (IOException e) {
             if (e.getCause() instanceof UnrecoverableKeyException) {
-                throw named(store.passwordSetting(), "does not open " + key + " " + shown(path, 200) + " (wrong password)");
+                throw named(store.passwordSetting(), "does not open " + key + " " + LogText.of(path) + " (wrong password)");
             }
-            throw named(key, "cannot read " + shown(path, 200) + " (" + e.getClass().getSimpleName() + ")");
+            throw named(key, "cannot read " + LogText.of(path) + " (" + e.getClass().getSimpleName() + ")");
         } catch (GeneralSecurityException | IllegalArgumentException e) {
-            throw named(key, shown(path, 200) + " is not a PKCS12 or JKS store");
+            throw named(key, LogText.of(path) + " is not a PKCS12 or JKS store");
         }
     }
 
@@ -118,13 +119,5 @@ public final class TlsStores {
 
     private static IllegalArgumentException named(String setting, String problem) {
         return new IllegalArgumentException(setting + ": " + problem);
-    }
-
-    /** A file name fit for a message: at most {@code max} characters, control characters as {@code ?}. */
-    private static String shown(String value, int max) {
-        String bounded = value.length() > max ? value.substring(0, max) + "..." : value;
-        StringBuilder out = new StringBuilder(bounded.length());
-        bounded.codePoints().forEach(c -> out.appendCodePoint(Character.isISOControl(c) || Character.getType(c) == Character.FORMAT ? '?' : c));
-        return out.toString();
     }
 }
