@@ -9,6 +9,8 @@ import dev.outbox.api.OutboxException;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.cli.RelayCommandIT.Run;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
+import dev.outbox.testing.TestCertificates;
+import dev.outbox.testing.TlsBroker;
 import dev.outbox.worker.OutboxWorker;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.rabbitmq.client.ConnectionFactory;
+import dev.outbox.testing.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;

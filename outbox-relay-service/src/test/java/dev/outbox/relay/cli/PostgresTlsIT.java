@@ -10,6 +10,7 @@ import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.cli.RelayCommandIT.Run;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.RabbitExtension;
+import dev.outbox.testing.TestCertificates;
 import dev.outbox.worker.OutboxWorker;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.outbox.relay.cli;
+package dev.outbox.testing;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -14,7 +14,7 @@ import org.apache.qpid.server.SystemLauncher;
  * {@link TestCertificates}: {@link #port()} for any client, {@link #mutualPort()} only for a client whose
  * certificate the test CA signed. The shared broker is never touched.
  */
-final class TlsBroker implements AutoCloseable {
+public final class TlsBroker implements AutoCloseable {
 
     /**
      * The queue of the tests, declared by the broker's configuration with a minimum message TTL: Qpid
@@ -22,7 +22,7 @@ final class TlsBroker implements AutoCloseable {
      * RabbitMQ's time to live, so the relay's job messages (expiration = the delivery timeout in ms)
      * would expire on arrival; the minimum TTL gives them 10 minutes from arrival instead.
      */
-    static final String QUEUE = "tls-refunds";
+    public static final String QUEUE = "tls-refunds";
 
     private final SystemLauncher launcher = new SystemLauncher();
     private final int port;
@@ -33,7 +33,7 @@ final class TlsBroker implements AutoCloseable {
         this.mutualPort = mutualPort;
     }
 
-    static TlsBroker start(TestCertificates certs, Path dir) throws Exception {
+    public static TlsBroker start(TestCertificates certs, Path dir) throws Exception {
         int port = freePort();
         int mutualPort = freePort();
         TlsBroker broker = new TlsBroker(port, mutualPort);
@@ -73,16 +73,16 @@ final class TlsBroker implements AutoCloseable {
         }
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
-    int mutualPort() {
+    public int mutualPort() {
         return mutualPort;
     }
 
     /** The URI of {@code port} at {@code host} (the certificate names localhost only). */
-    static String uri(String host, int port) {
+    public static String uri(String host, int port) {
         return "amqps://guest:guest@" + host + ":" + port + "/%2F";
     }
 

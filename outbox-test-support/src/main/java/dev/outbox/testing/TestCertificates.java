@@ -1,4 +1,4 @@
-package dev.outbox.relay.cli;
+package dev.outbox.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,9 +30,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link #otherCaPem()} and {@link #otherTrustStore()}: a second CA that signed nothing here (the wrong CA).</li>
  * </ul>
  */
-final class TestCertificates {
+public final class TestCertificates {
 
-    static final String PASSWORD = "changeit-7";
+    public static final String PASSWORD = "changeit-7";
 
     private static TestCertificates instance;
 
@@ -42,7 +42,7 @@ final class TestCertificates {
         this.dir = dir;
     }
 
-    static synchronized TestCertificates get() {
+    public static synchronized TestCertificates get() {
         if (instance == null) {
             try {
                 Path dir = Files.createTempDirectory("outbox-tls-");
@@ -56,36 +56,36 @@ final class TestCertificates {
         return instance;
     }
 
-    Path caPem() {
+    public Path caPem() {
         return dir.resolve("ca.pem");
     }
 
-    Path trustStore() {
+    public Path trustStore() {
         return dir.resolve("truststore.p12");
     }
 
-    Path serverKeyStore() {
+    public Path serverKeyStore() {
         return dir.resolve("server.p12");
     }
 
     /** The server's certificate alone (PostgreSQL finds the CA's through the client). */
-    Path serverCertPem() {
+    public Path serverCertPem() {
         return dir.resolve("server.pem");
     }
 
-    Path serverKeyPem() {
+    public Path serverKeyPem() {
         return dir.resolve("server.key");
     }
 
-    Path clientKeyStore() {
+    public Path clientKeyStore() {
         return dir.resolve("client.p12");
     }
 
-    Path otherCaPem() {
+    public Path otherCaPem() {
         return dir.resolve("other-ca.pem");
     }
 
-    Path otherTrustStore() {
+    public Path otherTrustStore() {
         return dir.resolve("other-truststore.p12");
     }
 
