@@ -5,8 +5,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.KeyManagementException;
 import java.security.KeyStore;
 import java.security.KeyStoreException;
+import java.security.NoSuchAlgorithmException;
 import java.security.UnrecoverableKeyException;
 import java.util.function.Supplier;
 import javax.net.ssl.KeyManager;
@@ -34,42 +36,87 @@ public final class TlsStores {
      * @param path the file
      * @param passwordSetting the setting of its password, for messages
      * @param password the password, asked for when the store is opened (it may throw the caller's own error when missing)
+     * @param algorithm the algorithm of its trust or key manager factory, null for the JVM's default
+     * @param algorithmSetting the setting of {@code algorithm}, for messages
      */
-    public record Store(String setting, String path, String passwordSetting, Supplier<String> password) {}
+    public record Store(String setting, String path, String passwordSetting, Supplier<String> password,
+            @Nullable String algorithm, String algorithmSetting) {
+
+        /** A store read with the JVM's default algorithm. */
+        public Store(String setting, String path, String passwordSetting, Supplier<String> password) {
+            this(setting, path, passwordSetting, password, null, setting);
+        }
+    }
 
     /** The context of {@code trust} and {@code key}, at least one of them given. */
     public static SSLContext context(@Nullable Store trust, @Nullable Store key) {
-        try {
-            TrustManager[] trustManagers = null;
-            if (trust != null) {
-                KeyStore store = open(trust);
+        return context(trust, key, null, "TLS");
+    }
+
+    /**
+     * The context of {@code trust} and {@code key} (either may be null: then the JVM's trust store, and no
+     * client certificate) for {@code protocol} ({@code TLSv1.3}; null for {@code TLS}, the highest both
+     * ends speak), named {@code protocolSetting} in messages.
+     */
+    public static SSLContext context(@Nullable Store trust, @Nullable Store key, @Nullable String protocol, String protocolSetting) {
+        TrustManager[] trustManagers = null;
+        if (trust != null) {
+            KeyStore store = open(trust);
+            TrustManagerFactory factory = managers(trust, () -> TrustManagerFactory.getInstance(trust.algorithm() != null
+                    ? trust.algorithm() : TrustManagerFactory.getDefaultAlgorithm()));
+            try {
                 if (!hasCertificate(store)) {
                     throw named(trust.setting(), LogText.of(trust.path()) + " holds no certificate to trust");
                 }
-                TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
                 factory.init(store);
-                trustManagers = factory.getTrustManagers();
+            } catch (GeneralSecurityException e) {
+                throw named(trust.setting(), "cannot be used for TLS (" + e.getClass().getSimpleName() + ")");
             }
-            KeyManager[] keyManagers = null;
-            if (key != null) {
-                KeyStore store = open(key);
+            trustManagers = factory.getTrustManagers();
+        }
+        KeyManager[] keyManagers = null;
+        if (key != null) {
+            KeyStore store = open(key);
+            KeyManagerFactory factory = managers(key, () -> KeyManagerFactory.getInstance(key.algorithm() != null
+                    ? key.algorithm() : KeyManagerFactory.getDefaultAlgorithm()));
+            try {
                 if (!hasKey(store)) {
                     throw named(key.setting(), LogText.of(key.path()) + " holds no private key");
                 }
-                KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-                try {
-                    factory.init(store, key.password().get().toCharArray());
-                } catch (UnrecoverableKeyException e) {
-                    throw named(key.passwordSetting(), "opens " + key.setting() + " but not its key (the key needs the store's password)");
-                }
-                keyManagers = factory.getKeyManagers();
+                factory.init(store, key.password().get().toCharArray());
+            } catch (UnrecoverableKeyException e) {
+                throw named(key.passwordSetting(), "opens " + key.setting() + " but not its key (the key needs the store's password)");
+            } catch (GeneralSecurityException e) {
+                throw named(key.setting(), "cannot be used for TLS (" + e.getClass().getSimpleName() + ")");
             }
-            SSLContext context = SSLContext.getInstance("TLS");
+            keyManagers = factory.getKeyManagers();
+        }
+        SSLContext context;
+        try {
+            context = SSLContext.getInstance(protocol != null ? protocol : "TLS");
+        } catch (NoSuchAlgorithmException e) {
+            throw named(protocolSetting, "'" + LogText.of(protocol) + "' is not a TLS protocol this JVM knows (TLSv1.3, TLSv1.2)");
+        }
+        try {
             context.init(keyManagers, trustManagers, null);
-            return context;
-        } catch (GeneralSecurityException e) {
-            throw named(trust != null ? trust.setting() : java.util.Objects.requireNonNull(key).setting(), "cannot be used for TLS ("
+        } catch (KeyManagementException e) {
+            throw named(trust != null ? trust.setting() : key != null ? key.setting() : protocolSetting, "cannot be used for TLS ("
                     + e.getClass().getSimpleName() + ")");
+        }
+        return context;
+    }
+
+    /** What makes a trust or key manager factory, which may not know the algorithm asked for. */
+    private interface Factory<T> {
+        T make() throws NoSuchAlgorithmException;
+    }
+
+    private static <T> T managers(Store store, Factory<T> factory) {
+        try {
+            return factory.make();
+        } catch (NoSuchAlgorithmException e) {
+            throw named(store.algorithmSetting(), "'" + LogText.of(store.algorithm())
+                    + "' is not an algorithm this JVM knows (PKIX, SunX509)");
         }
     }
 

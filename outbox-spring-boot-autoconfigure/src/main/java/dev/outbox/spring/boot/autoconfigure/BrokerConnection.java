@@ -1,12 +1,20 @@
 package dev.outbox.spring.boot.autoconfigure;
 
 import com.rabbitmq.client.ConnectionFactory;
+import dev.outbox.api.LogText;
 import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.delivery.amqp.AmqpFactories;
+import dev.outbox.delivery.amqp.TlsStores;
+import java.io.FileNotFoundException;
 import java.util.List;
+import java.util.Locale;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.util.ResourceUtils;
 
 /**
  * The broker of the worker and of the embedded relay: {@code outbox.worker.uri} (or
@@ -15,10 +23,19 @@ import org.springframework.boot.context.properties.bind.Binder;
  * The keys are bound here rather than through Boot's {@code RabbitProperties}, whose package differs
  * between Boot 3.5 and 4.0 and which is absent without Spring AMQP: one code path for both lines, and
  * the worker and the relay keep amqp-client without Spring AMQP.
+ *
+ * <p>TLS over {@code spring.rabbitmq.*} takes its context from {@code spring.rabbitmq.ssl.bundle} (an SSL
+ * bundle of {@code spring.ssl.bundle.*}), or from the key and trust stores of {@code spring.rabbitmq.ssl.*}
+ * (PKCS12 or JKS files, {@code classpath:} ones too when they are files), or else from the JVM. The broker's
+ * certificate is always checked: {@code validate-server-certificate=false} is refused, not obeyed. An
+ * {@code amqps} URI in {@code outbox.<part>.uri} uses the JVM's context.
  */
 final class BrokerConnection {
 
     private static final String RABBIT = "spring.rabbitmq.";
+    private static final String SSL = RABBIT + "ssl.";
+    private static final String BUNDLE = SSL + "bundle";
+    private static final String ALGORITHM = SSL + "algorithm";
 
     private BrokerConnection() {}
 
@@ -27,18 +44,118 @@ final class BrokerConnection {
      * (the relay copies it and reconnects by itself).
      *
      * @param part {@code worker} or {@code relay}: whose {@code outbox.<part>.uri} is {@code uri}
+     * @param bundles the application's SSL bundles, null where Boot's SSL auto-configuration is off
      */
-    static ConnectionFactory of(String part, @Nullable String uri, Binder binder) {
-        String property = "outbox." + part + ".uri";
-        ConnectionFactory factory = AmqpFactories.of(uri != null ? AmqpAddress.parse(uri, property) : fromBoot(part, binder));
+    static ConnectionFactory of(String part, @Nullable String uri, Binder binder, @Nullable SslBundles bundles) {
+        ConnectionFactory factory;
+        if (uri != null) {
+            factory = AmqpFactories.of(AmqpAddress.parse(uri, "outbox." + part + ".uri"));
+        } else {
+            AmqpAddress address = fromBoot(part, binder);
+            factory = AmqpFactories.of(address, tls(address.tls(), binder, bundles),
+                    binder.bind(SSL + "verify-hostname", Boolean.class).orElse(true));
+        }
         factory.setAutomaticRecoveryEnabled(true);
         factory.setTopologyRecoveryEnabled(true);
         return factory;
     }
 
+    /**
+     * The TLS context of {@code spring.rabbitmq.ssl.*}, null for the JVM's; a setting that cannot take
+     * effect (a store without TLS, a store and a bundle, no check of the broker's certificate) is refused.
+     */
+    private static @Nullable SSLContext tls(boolean on, Binder binder, @Nullable SslBundles bundles) {
+        String bundle = text(binder, BUNDLE);
+        String keyStore = text(binder, SSL + "key-store");
+        String trustStore = text(binder, SSL + "trust-store");
+        String algorithm = text(binder, ALGORITHM);
+        for (String store : List.of("key-store", "trust-store")) {
+            for (String companion : List.of("-password", "-type", "-algorithm")) {
+                if (text(binder, SSL + store) == null && text(binder, SSL + store + companion) != null) {
+                    throw refused(SSL + store + companion, "is set but " + SSL + store + " is not: name the store it is for");
+                }
+            }
+        }
+        String stray = keyStore != null ? SSL + "key-store" : trustStore != null ? SSL + "trust-store" : algorithm != null ? ALGORITHM : null;
+        if (!on) {
+            if (stray != null || bundle != null) {
+                throw refused(stray != null ? stray : BUNDLE, "is set but the connection is not TLS: set " + SSL
+                        + "enabled=true, or an amqps:// address in " + RABBIT + "addresses");
+            }
+            return null;
+        }
+        if (!binder.bind(SSL + "validate-server-certificate", Boolean.class).orElse(true)) {
+            throw refused(SSL + "validate-server-certificate", "is false, but the outbox always checks the broker's certificate:"
+                    + " trust a private CA through " + SSL + "trust-store or " + BUNDLE);
+        }
+        if (bundle != null) {
+            if (stray != null) {
+                throw refused(BUNDLE, "and " + stray + " are both set: the bundle holds the stores and the protocol, set them there");
+            }
+            if (bundles == null) {
+                throw refused(BUNDLE, "is set but the application has no SSL bundles (Boot's SslAutoConfiguration is off)");
+            }
+            try {
+                return bundles.getBundle(bundle).createSslContext();
+            } catch (NoSuchSslBundleException e) {
+                throw refused(BUNDLE, "names no SSL bundle: '" + LogText.of(bundle) + "' is not defined under spring.ssl.bundle.jks.*"
+                        + " or spring.ssl.bundle.pem.*");
+            }
+        }
+        if (stray == null) {
+            return null;
+        }
+        try {
+            return TlsStores.context(store(binder, "trust-store", trustStore), store(binder, "key-store", keyStore), algorithm, ALGORITHM);
+        } catch (OutboxPropertyException e) {
+            throw e; // a missing password
+        } catch (IllegalArgumentException e) {
+            String message = String.valueOf(e.getMessage()); // "setting: problem", never a password
+            int colon = message.indexOf(": ");
+            throw new OutboxPropertyException(colon > 0 ? message.substring(0, colon) : SSL, message, e);
+        }
+    }
+
+    /** One store of {@code spring.rabbitmq.ssl.*} ({@code key-store} or {@code trust-store}); null when not set. */
+    private static TlsStores.@Nullable Store store(Binder binder, String name, @Nullable String location) {
+        if (location == null) {
+            return null;
+        }
+        String setting = SSL + name;
+        String type = text(binder, setting + "-type");
+        if (type != null && !List.of("PKCS12", "JKS").contains(type.toUpperCase(Locale.ROOT))) {
+            throw refused(setting + "-type", "'" + LogText.of(type) + "' is not read here: the outbox reads PKCS12 and JKS stores"
+                    + " (others, PEM too, through " + BUNDLE + ")");
+        }
+        String path;
+        try {
+            path = ResourceUtils.getFile(location).getPath();
+        } catch (FileNotFoundException e) {
+            throw refused(setting, LogText.of(location) + " is not a file (a store inside a jar is not read here: name a file,"
+                    + " or use " + BUNDLE + ")");
+        }
+        String passwordSetting = setting + "-password";
+        return new TlsStores.Store(setting, path, passwordSetting, () -> {
+            String password = text(binder, passwordSetting);
+            if (password == null) {
+                throw refused(passwordSetting, "is required with " + setting + ": the store's password");
+            }
+            return password;
+        }, text(binder, setting + "-algorithm"), setting + "-algorithm");
+    }
+
+    private static @Nullable String text(Binder binder, String property) {
+        String value = binder.bind(property, String.class).orElse(null);
+        return value == null || value.isEmpty() ? null : value;
+    }
+
+    private static OutboxPropertyException refused(String property, String problem) {
+        return new OutboxPropertyException(property, property + ": " + problem);
+    }
+
     /** The address of {@code spring.rabbitmq.*}; a problem names the property. */
     static AmqpAddress fromBoot(String part, Binder binder) {
-        boolean tls = binder.bind(RABBIT + "ssl.enabled", Boolean.class).orElse(false);
+        boolean tls = binder.bind(SSL + "enabled", Boolean.class).orElse(false) || text(binder, BUNDLE) != null; // Boot: a bundle turns TLS on
         String host = binder.bind(RABBIT + "host", String.class).orElse("localhost");
         Integer port = binder.bind(RABBIT + "port", Integer.class).orElse(null);
         String username = binder.bind(RABBIT + "username", String.class).orElse("guest");

@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.ssl.SslBundles;
 
 /**
  * The relay inside the application from {@code outbox.relay.*}, the tables and NOTIFY channel of
@@ -31,11 +32,12 @@ final class EmbeddedRelay {
     private EmbeddedRelay() {}
 
     /** The builder of the embedded relay, checked but for the meters ({@link #build}). */
-    static OutboxRelay.Builder builder(DataSource dataSource, OutboxProperties properties, Map<String, Routes> routeBeans, Binder binder) {
+    static OutboxRelay.Builder builder(DataSource dataSource, OutboxProperties properties, Map<String, Routes> routeBeans, Binder binder,
+            @Nullable SslBundles bundles) {
         OutboxProperties.Relay settings = properties.getRelay();
         OutboxRelay.Builder builder = OutboxRelay.builder()
                 .dataSource(dataSource)
-                .connectionFactory(BrokerConnection.of("relay", settings.getUri(), binder))
+                .connectionFactory(BrokerConnection.of("relay", settings.getUri(), binder, bundles))
                 .routes(routes(settings.getRoutesFile(), routeBeans))
                 .tables(properties.tables())
                 .notifications(properties.isNotifications())

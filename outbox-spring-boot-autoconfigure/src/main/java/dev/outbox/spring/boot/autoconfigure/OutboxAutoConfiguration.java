@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -146,7 +147,7 @@ public class OutboxAutoConfiguration {
         @ConditionalOnMissingBean
         OutboxRelay outboxRelay(ListableBeanFactory beans, DataSource dataSource, OutboxProperties properties, Environment environment) {
             OutboxRelay.Builder builder = EmbeddedRelay.builder(dataSource, properties, beans.getBeansOfType(Routes.class),
-                    Binder.get(environment));
+                    Binder.get(environment), beans.getBeanProvider(SslBundles.class).getIfAvailable());
             return EmbeddedRelay.build(OutboxMeters.bind(builder, beans));
         }
 

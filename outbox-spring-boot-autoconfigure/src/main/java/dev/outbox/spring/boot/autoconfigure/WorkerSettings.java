@@ -10,6 +10,7 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.ssl.SslBundles;
 
 /**
  * The auto-configured worker from the {@link OutboxJobHandler} beans and {@code outbox.worker.*}:
@@ -31,7 +32,7 @@ final class WorkerSettings {
         OutboxProperties.Worker settings = properties.getWorker();
         OutboxWorker.Builder builder = OutboxWorker.builder()
                 .dataSource(dataSource)
-                .connectionFactory(BrokerConnection.of("worker", settings.getUri(), binder))
+                .connectionFactory(BrokerConnection.of("worker", settings.getUri(), binder, beans.getBeanProvider(SslBundles.class).getIfAvailable()))
                 .tables(properties.tables())
                 .serializer(serializer)
                 .name(settings.getName())

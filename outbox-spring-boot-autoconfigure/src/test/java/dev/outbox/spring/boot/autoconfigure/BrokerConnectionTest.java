@@ -21,7 +21,7 @@ class BrokerConnectionTest {
 
     @Test
     void withoutSettingsConnectsWhereBootsRabbitDefaultsPoint() {
-        ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of()));
+        ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of()), null);
 
         assertThat(factory.getHost()).isEqualTo("localhost");
         assertThat(factory.getPort()).isEqualTo(5672);
@@ -38,7 +38,7 @@ class BrokerConnectionTest {
                 "spring.rabbitmq.port", "5673",
                 "spring.rabbitmq.username", "jobs",
                 "spring.rabbitmq.password", "s3cret",
-                "spring.rabbitmq.virtual-host", "orders")));
+                "spring.rabbitmq.virtual-host", "orders")), null);
 
         assertThat(factory.getHost()).isEqualTo("rabbit.internal");
         assertThat(factory.getPort()).isEqualTo(5673);
@@ -49,7 +49,7 @@ class BrokerConnectionTest {
 
     @Test
     void sslEnabledUsesTlsOnBootsTlsPort() {
-        ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of("spring.rabbitmq.ssl.enabled", "true")));
+        ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of("spring.rabbitmq.ssl.enabled", "true")), null);
 
         assertThat(factory.isSSL()).isTrue();
         assertThat(factory.getPort()).isEqualTo(5671);
@@ -59,7 +59,7 @@ class BrokerConnectionTest {
     void oneAddressInSpringRabbitmqAddressesWinsOverHostAndPort() {
         ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of(
                 "spring.rabbitmq.host", "ignored",
-                "spring.rabbitmq.addresses", "amqp://jobs:s3cret@rabbit-1:5680/orders")));
+                "spring.rabbitmq.addresses", "amqp://jobs:s3cret@rabbit-1:5680/orders")), null);
 
         assertThat(factory.getHost()).isEqualTo("rabbit-1");
         assertThat(factory.getPort()).isEqualTo(5680);
@@ -69,14 +69,14 @@ class BrokerConnectionTest {
 
     @Test
     void severalAddressesFailNamingTheProperty() {
-        assertThatThrownBy(() -> BrokerConnection.of("worker", null, binder(Map.of("spring.rabbitmq.addresses", "rabbit-1:5672,rabbit-2:5672"))))
+        assertThatThrownBy(() -> BrokerConnection.of("worker", null, binder(Map.of("spring.rabbitmq.addresses", "rabbit-1:5672,rabbit-2:5672")), null))
                 .hasMessageStartingWith("spring.rabbitmq.addresses: the outbox worker connects to one broker address, got 2");
     }
 
     @Test
     void outboxWorkerUriOverridesSpringRabbitmq() {
         ConnectionFactory factory = BrokerConnection.of("worker", "amqps://w:p@other-broker/jobs", binder(Map.of(
-                "spring.rabbitmq.host", "rabbit.internal", "spring.rabbitmq.username", "jobs")));
+                "spring.rabbitmq.host", "rabbit.internal", "spring.rabbitmq.username", "jobs")), null);
 
         assertThat(factory.getHost()).isEqualTo("other-broker");
         assertThat(factory.getPort()).isEqualTo(5671);
@@ -87,14 +87,14 @@ class BrokerConnectionTest {
 
     @Test
     void aBadOutboxWorkerUriFailsNamingThePropertyWithoutRepeatingIt() {
-        assertThatThrownBy(() -> BrokerConnection.of("worker", "http://user:secret@host", binder(Map.of())))
+        assertThatThrownBy(() -> BrokerConnection.of("worker", "http://user:secret@host", binder(Map.of()), null))
                 .hasMessageStartingWith("outbox.worker.uri: must start with amqp://")
                 .hasMessageNotContaining("secret");
     }
 
     @Test
     void theRelayReadsSpringRabbitmqToo() {
-        ConnectionFactory factory = BrokerConnection.of("relay", null, binder(Map.of("spring.rabbitmq.host", "rabbit.internal")));
+        ConnectionFactory factory = BrokerConnection.of("relay", null, binder(Map.of("spring.rabbitmq.host", "rabbit.internal")), null);
 
         assertThat(factory.getHost()).isEqualTo("rabbit.internal");
         assertThat(factory.getPort()).isEqualTo(5672);
@@ -103,13 +103,13 @@ class BrokerConnectionTest {
     @Test
     void outboxRelayUriOverridesSpringRabbitmqAndIsNamedInErrors() {
         ConnectionFactory factory = BrokerConnection.of("relay", "amqp://r:p@relay-broker:5680/%2F", binder(Map.of(
-                "spring.rabbitmq.host", "rabbit.internal")));
+                "spring.rabbitmq.host", "rabbit.internal")), null);
         assertThat(factory.getHost()).isEqualTo("relay-broker");
         assertThat(factory.getPort()).isEqualTo(5680);
 
-        assertThatThrownBy(() -> BrokerConnection.of("relay", "http://host", binder(Map.of())))
+        assertThatThrownBy(() -> BrokerConnection.of("relay", "http://host", binder(Map.of()), null))
                 .hasMessageStartingWith("outbox.relay.uri: must start with amqp://");
-        assertThatThrownBy(() -> BrokerConnection.of("relay", null, binder(Map.of("spring.rabbitmq.addresses", "a:5672,b:5672"))))
+        assertThatThrownBy(() -> BrokerConnection.of("relay", null, binder(Map.of("spring.rabbitmq.addresses", "a:5672,b:5672")), null))
                 .hasMessageContaining("the outbox relay connects to one broker address, got 2; name one, or set outbox.relay.uri");
     }
 }
