@@ -102,10 +102,7 @@ public final class OperatorTransitions {
             OffsetDateTime failedAt) {}
 
     /** The condition of a blocked head: failed, of an ordered route with the policy {@code block}, not skipped. */
-    public static final Condition BLOCKING_HEAD = OUTBOX_DELIVERIES.STATUS.eq(FAILED)
-            .and(OUTBOX_DELIVERIES.ORDERING_KEY.isNotNull())
-            .and(OUTBOX_DELIVERIES.ORDERING_POLICY.eq(DSL.inline(DeliveryTemplate.BLOCK)))
-            .and(OUTBOX_DELIVERIES.SKIPPED_AT.isNull());
+    public static final Condition BLOCKING_HEAD = OUTBOX_DELIVERIES.STATUS.eq(FAILED).and(KeyRule.blocking(OUTBOX_DELIVERIES));
 
     /** Up to {@code limit} blocked keys, the oldest failure first (read from {@code failed_idx}). */
     public List<BlockedKey> blockedKeys(DSLContext ctx, int limit) {

@@ -56,7 +56,6 @@ public final class RelayTransitions {
     private static final Field<Long> LOCKED_POSITION = DSL.field(DSL.name("locked", "ordering_position"), SQLDataType.BIGINT);
     /** The first half of the advisory locks that let one relay at a time route (T1o) or claim (T2o) for ordered routes. */
     private static final int ORDERED_LOCK = 0x4f52444b; // "ORDK"
-    private static final Field<String> BLOCK = DSL.inline(DeliveryTemplate.BLOCK);
     private static final Name INSERTED = DSL.name("inserted");
     /** The recursive CTE of T2o: the (route, key)s with a live delivery. */
     private static final Name LIVE_KEYS = DSL.name("live_keys");
@@ -71,8 +70,6 @@ public final class RelayTransitions {
     private static final Field<DayToSecond> ONE_SECOND = DSL.inline(new DayToSecond(0, 0, 0, 1));
     private static final Field<OutboxDeliveryStatus> PENDING = DSL.inline(OutboxDeliveryStatus.pending);
     private static final Field<OutboxDeliveryStatus> DISPATCHED = DSL.inline(OutboxDeliveryStatus.dispatched);
-    private static final Field<OutboxDeliveryStatus> COMPLETED = DSL.inline(OutboxDeliveryStatus.completed);
-    private static final Field<OutboxDeliveryStatus> FAILED = DSL.inline(OutboxDeliveryStatus.failed);
     /** The ready pending deliveries T2 picks, under an alias of their own. */
     private static final OutboxDeliveries READY = OUTBOX_DELIVERIES.as("ready");
     private static final Field<Integer> RETRIES = DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS).as("retries");
@@ -273,9 +270,9 @@ public final class RelayTransitions {
     }
 
     /**
-     * The head of its (route, key): no delivery of the key before it is live (pending, or failed and
-     * blocking: policy {@code block}, not skipped), and none of the key is dispatched at all (a requeued
-     * earlier delivery waits for the one in flight). Reads {@code ordered_idx}, whose predicate it repeats.
+     * The head of its (route, key): no other delivery of the key that {@linkplain KeyRule#holdsItsKey holds it}
+     * is before it, or dispatched at all (a requeued earlier delivery waits for the one in flight). Reads
+     * {@code ordered_idx}, whose predicate the rule repeats.
      */
     private static org.jooq.Condition headOfKey() {
         OutboxDeliveries ahead = OUTBOX_DELIVERIES.as("ahead");
@@ -284,12 +281,9 @@ public final class RelayTransitions {
                 .where(ahead.JOB_TYPE.eq(READY.JOB_TYPE))
                 .and(ahead.QUEUE_NAME.eq(READY.QUEUE_NAME))
                 .and(ahead.ORDERING_KEY.eq(READY.ORDERING_KEY))
-                .and(ahead.ORDERING_KEY.isNotNull())
-                .and(ahead.STATUS.ne(COMPLETED))
+                .and(KeyRule.holdsItsKey(ahead))
                 .and(ahead.ID.ne(READY.ID))
-                .and(ahead.STATUS.eq(DISPATCHED)
-                        .or(ahead.ORDERING_POSITION.lt(READY.ORDERING_POSITION)
-                                .and(ahead.STATUS.eq(PENDING).or(ahead.ORDERING_POLICY.eq(BLOCK).and(ahead.SKIPPED_AT.isNull()))))));
+                .and(ahead.STATUS.eq(DISPATCHED).or(ahead.ORDERING_POSITION.lt(READY.ORDERING_POSITION))));
     }
 
     /**
@@ -312,16 +306,11 @@ public final class RelayTransitions {
         return kind.ne(DSL.inline(OutboxRouteKind.job)).or(queue.ne(DSL.all(held)));
     }
 
-    /** A delivery in {@code ordered_idx}, whose predicate this repeats: of an ordered route, not completed. */
-    private static org.jooq.Condition live(OutboxDeliveries d) {
-        return d.ORDERING_KEY.isNotNull().and(d.STATUS.ne(COMPLETED));
-    }
-
     /**
      * T2o's choice: the ids of up to {@code limit} heads of their (route, key) that are ready now and
      * not held back, oldest available first. The (route, key)s with a live delivery come from a loose
      * scan of {@code ordered_idx} (one probe per key, a recursive CTE); each key's head is its first
-     * delivery there that holds it (pending, dispatched, or failed and blocking); a pending head goes
+     * delivery there that {@linkplain KeyRule#holdsItsKey holds it}; a pending head goes
      * only while none of its key is in flight ({@code ordered_dispatched_idx}: a requeued earlier
      * delivery waits for the one dispatched). Reads about one row per key, not the keys' backlogs.
      */
@@ -336,14 +325,14 @@ public final class RelayTransitions {
         Field<String> key = DSL.field(DSL.name(LIVE_KEYS.last(), "ordering_key"), SQLDataType.CLOB);
         var nextKey = DSL.lateral(DSL.select(next.JOB_TYPE, next.QUEUE_NAME, next.ORDERING_KEY)
                 .from(next)
-                .where(live(next))
+                .where(KeyRule.live(next))
                 .and(DSL.row(next.JOB_TYPE, next.QUEUE_NAME, next.ORDERING_KEY).gt(DSL.row(keyJob, keyQueue, key)))
                 .orderBy(next.JOB_TYPE, next.QUEUE_NAME, next.ORDERING_KEY)
                 .limit(DSL.inline(1))).as("next_key");
         var liveKeys = LIVE_KEYS.fields("job_type", "queue_name", "ordering_key").as(DSL.select(first.JOB_TYPE, first.QUEUE_NAME,
                         first.ORDERING_KEY)
                 .from(first)
-                .where(live(first))
+                .where(KeyRule.live(first))
                 .orderBy(first.JOB_TYPE, first.QUEUE_NAME, first.ORDERING_KEY)
                 .limit(DSL.inline(1))
                 .unionAll(DSL.select(nextKey.field(next.JOB_TYPE), nextKey.field(next.QUEUE_NAME), nextKey.field(next.ORDERING_KEY))
@@ -353,8 +342,7 @@ public final class RelayTransitions {
                 .where(head.JOB_TYPE.eq(keyJob))
                 .and(head.QUEUE_NAME.eq(keyQueue))
                 .and(head.ORDERING_KEY.eq(key))
-                .and(live(head))
-                .and(head.STATUS.ne(FAILED).or(head.ORDERING_POLICY.eq(BLOCK).and(head.SKIPPED_AT.isNull())))
+                .and(KeyRule.holdsItsKey(head))
                 .orderBy(head.ORDERING_POSITION)
                 .limit(DSL.inline(1))).as("head");
         return DSL.withRecursive(liveKeys)
