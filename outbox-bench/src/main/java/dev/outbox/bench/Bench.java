@@ -97,6 +97,8 @@ public final class Bench {
      */
     static final List<String> RELAY_JVM = List.of("-XX:TieredStopAtLevel=1");
     private List<String> relayJvm = RELAY_JVM;
+    /** {@code --relay-env}: settings of the relay service on top of the bench's, for A/B runs of one setting. */
+    private Map<String, String> relayEnv = Map.of();
     /**
      * Whether the scenario runs with the meters on (S1-METRICS, S2-METRICS): the relay service with
      * {@code OUTBOX_HTTP_PORT} and its {@code /metrics} scraped every {@link #SCRAPE_SECONDS}, the worker and
@@ -118,6 +120,19 @@ public final class Bench {
             return new Scale(events, liveSeconds, fixedRate, fixedSeconds, recordSeconds, ceilingSeconds, ceilingMessages, producerSeconds,
                     purgeRows);
         }
+    }
+
+    /** {@code OUTBOX_A=1,OUTBOX_B=2}: relay service settings; anything else stops the bench naming the option. */
+    static Map<String, String> settings(String option, String text) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (String pair : text.split(",")) {
+            int eq = pair.indexOf('=');
+            if (eq < 1 || !pair.startsWith("OUTBOX_")) {
+                throw new IllegalArgumentException(option + ": expected OUTBOX_NAME=value[,OUTBOX_NAME=value], got '" + pair + "'");
+            }
+            settings.put(pair.substring(0, eq), pair.substring(eq + 1));
+        }
+        return settings;
     }
 
     private static List<String> options(String text) {
@@ -157,6 +172,7 @@ public final class Bench {
         boolean pgStat = false;
         List<String> serviceJvm = List.of();
         List<String> relayJvm = RELAY_JVM;
+        Map<String, String> relayEnv = Map.of();
         Integer backlog = null;
         boolean timeline = false;
         boolean threads = false;
@@ -167,6 +183,7 @@ public final class Bench {
                 case "--pg-stat" -> pgStat = true;
                 case "--service-jvm" -> serviceJvm = options(args[++i]);
                 case "--relay-jvm" -> relayJvm = options(args[++i]);
+                case "--relay-env" -> relayEnv = settings("--relay-env", args[++i]);
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--scenarios" -> scenarios = List.of(args[++i].toUpperCase(Locale.ROOT).split(","));
                 case "--smoke" -> scale = Scale.SMOKE;
@@ -176,7 +193,8 @@ public final class Bench {
                 case "--cold-producers" -> coldProducers = true;
                 default -> {
                     System.err.println("usage: bench [--runs N] [--scenarios " + String.join(",", DEFAULT_SCENARIOS) + "] [--smoke]"
-                            + " [--backlog EVENTS] [--timeline] [--threads] [--cold-producers] [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"] [--relay-jvm \"OPTIONS\"]");
+                            + " [--backlog EVENTS] [--timeline] [--threads] [--cold-producers] [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"] [--relay-jvm \"OPTIONS\"]"
+                            + " [--relay-env OUTBOX_NAME=value,...]");
                     System.exit(2);
                 }
             }
@@ -187,6 +205,7 @@ public final class Bench {
         Bench bench = new Bench(scale, Files.createTempDirectory("outbox-bench"));
         bench.serviceJvm = serviceJvm;
         bench.relayJvm = relayJvm;
+        bench.relayEnv = relayEnv;
         bench.timeline = timeline;
         bench.threads = threads;
         bench.coldProducers = coldProducers;
@@ -196,6 +215,9 @@ public final class Bench {
         }
         System.out.printf("machine: %d cores, %s; PostgreSQL %s (%s); RabbitMQ %s%n", Runtime.getRuntime().availableProcessors(),
                 memory(), bench.pg.jdbcUrl(), bench.pg.source(), bench.rabbit.source());
+        if (!relayEnv.isEmpty()) {
+            System.out.println("relay settings: " + relayEnv);
+        }
         for (int run = 1; run <= runs; run++) {
             for (String s : scenarios) {
                 System.out.printf("run %d/%d %s ...%n", run, runs, s);
@@ -1379,6 +1401,7 @@ public final class Bench {
             }
             Map<String, String> relayEnv = new LinkedHashMap<>(env);
             relayEnv.put("OUTBOX_JDBC_URL", BackendCpu.withClient(bench.pg.jdbcUrl(), "relay"));
+            relayEnv.putAll(bench.relayEnv);
             ChildProcess relay = ChildProcess.start("relay-" + schema.name, RELAY_MAIN,
                     List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS), relayEnv, bench.workDir, bench.relayJvmOptions("relay-" + schema.name));
             BenchWorker.awaitLine(relay.log(), "relay loop started", Duration.ofSeconds(60));
