@@ -1482,10 +1482,21 @@ public final class Bench {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws IOException, java.sql.SQLException {
+            int relayExit;
+            int workerExit;
             sampler.close();
-            int relayExit = relay.stop(60);
-            int workerExit = worker == null ? 0 : (worker.isAlive() ? worker.stop(60) : 0);
+            try {
+                relayExit = relay.stop(60);
+                workerExit = worker == null ? 0 : (worker.isAlive() ? worker.stop(60) : 0);
+            } catch (InterruptedException e) {
+                relay.close();
+                if (worker != null) {
+                    worker.close();
+                }
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while stopping the relay and the worker");
+            }
             if (scrapeFailures.get() > 0) {
                 throw new IllegalStateException(scrapeFailures.get() + " scrapes of the relay's /metrics failed, see " + relay.log());
             }

@@ -168,9 +168,14 @@ final class ChildProcess implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
-            stop(30);
+            try {
+                stop(30);
+            } catch (InterruptedException e) {
+                process.destroyForcibly(); // no orphan left behind an interrupted bench
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

@@ -46,9 +46,13 @@ final class Sampler implements AutoCloseable {
 
     /** Stops the readings (one under way ends first) and closes the backends' connection; what was read stays. */
     @Override
-    public void close() throws Exception {
+    public void close() throws java.sql.SQLException {
         executor.shutdownNow();
-        executor.awaitTermination(10, TimeUnit.SECONDS);
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         backends.close();
     }
 }

@@ -43,7 +43,8 @@ class BackendCpuIT {
 
     @Test
     void asksForNewBackendsOnOneConnectionOfItsOwnThatItDoesNotCount() throws Exception {
-        try (BackendCpu backends = new BackendCpu(pg); Connection probe = pg.connect(); Statement s = probe.createStatement()) {
+        BackendCpu backends = new BackendCpu(pg); // closed in the test, which then looks at its backend
+        try (Connection probe = pg.connect(); Statement s = probe.createStatement()) {
             List<Integer> pids = new ArrayList<>();
             for (int i = 0; i < 3 * BackendCpu.REFRESH_EVERY; i++) {
                 backends.sample();
@@ -66,6 +67,8 @@ class BackendCpuIT {
                     assertThat(r.getInt(1)).as("the refreshes' backend after close").isZero();
                 }
             });
+        } finally {
+            backends.close(); // again after the test's own close: a no-op
         }
     }
 
@@ -75,6 +78,7 @@ class BackendCpuIT {
             backends.sample(); // before any client of this test connected, as when a scenario starts a JVM that connects later
             assumeTrue(backends.seconds("late").isPresent(), "the server runs on another machine");
             try (Connection late = DriverManager.getConnection(BackendCpu.withClient(pg.jdbcUrl(), "late"), pg.user(), pg.password())) {
+                assertThat(late.isValid(5)).isTrue();
                 backends.sample();
                 assertThat(backends.seen("late")).as("found at the second sample, not the " + BackendCpu.REFRESH_EVERY + "th").isTrue();
             }

@@ -71,7 +71,7 @@ public final class RetrySchedule {
         List<Duration> delays = new ArrayList<>(retries);
         double next = initialSeconds;
         for (int i = 0; i < retries; i++) {
-            delays.add(Duration.ofSeconds((long) Math.min(capSeconds, Math.round(next))));
+            delays.add(Duration.ofSeconds(Math.min(capSeconds, Math.round(next))));
             next = Math.min((double) capSeconds, next * factor);
         }
         return List.copyOf(delays);

@@ -146,7 +146,7 @@ public final class RoutesFile {
             throw new InvalidRouteException(source + ": $.routes: names no event type; a routes file needs at least one route");
         }
         Routes.Builder builder = Routes.builder();
-        Iterator<Map.Entry<String, JsonNode>> types = routes.fields();
+        Iterator<Map.Entry<String, JsonNode>> types = routes.properties().iterator();
         while (types.hasNext()) {
             Map.Entry<String, JsonNode> type = types.next();
             String eventType = type.getKey();

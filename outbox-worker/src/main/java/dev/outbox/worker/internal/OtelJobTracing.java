@@ -30,6 +30,8 @@ final class OtelJobTracing implements JobTracing {
     static final String INSTRUMENTATION = "dev.outbox.worker";
 
     private static final TextMapGetter<DeliveryMessage> TRACE_HEADERS = new TextMapGetter<>() {
+        // deprecated with a default since OpenTelemetry 1.6x, abstract before: Boot 3.5's OpenTelemetry needs it
+        @SuppressWarnings("deprecation")
         @Override
         public Iterable<String> keys(DeliveryMessage message) {
             List<String> keys = new ArrayList<>(2);
