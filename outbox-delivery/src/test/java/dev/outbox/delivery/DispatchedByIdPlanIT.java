@@ -8,7 +8,6 @@ import dev.outbox.testing.PostgresSchemaExtension;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
@@ -73,19 +72,8 @@ class DispatchedByIdPlanIT {
         dispatchIds = left.stream().map(Record2::value2).toArray(UUID[]::new);
     }
 
-    /** The scans of the plan of {@code statement} for {@code values}, one per line (the values it shows are left out). */
     private static String scans(RenderedStatement statement, Object... values) {
-        List<String> scans = statement.explain().query(ctx, rs -> {
-            List<String> read = new ArrayList<>();
-            while (rs.next()) {
-                String line = rs.getString(1);
-                if (line.contains("Scan")) {
-                    read.add(line.strip());
-                }
-            }
-            return read;
-        }, values);
-        return String.join("\n", scans);
+        return PlanScans.of(ctx, statement, values);
     }
 
     @Test

@@ -7,7 +7,6 @@ import dev.outbox.testing.PostgresSchemaExtension;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.jooq.DSLContext;
@@ -61,19 +60,8 @@ class OrderedClaimPlanIT {
         dsl.execute("analyze " + deliveries);
     }
 
-    /** The scans of the plan of {@code statement} for {@code values}, one per line. */
     private static String scans(RenderedStatement statement, Object... values) {
-        List<String> scans = statement.explain().query(ctx, rs -> {
-            List<String> read = new ArrayList<>();
-            while (rs.next()) {
-                String line = rs.getString(1);
-                if (line.contains("Scan")) {
-                    read.add(line.strip());
-                }
-            }
-            return read;
-        }, values);
-        return String.join("\n", scans);
+        return PlanScans.of(ctx, statement, values);
     }
 
     /** The scans of the claim's UPDATE itself (the table without an alias), not of the choice in its subquery. */
