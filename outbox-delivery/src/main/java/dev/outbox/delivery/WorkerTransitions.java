@@ -11,7 +11,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.jooq.DSLContext;
+import org.jooq.Param;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The worker's edges of the delivery state machine, one method and one statement each, every one
@@ -30,6 +33,8 @@ import org.jooq.impl.DSL;
 public final class WorkerTransitions {
 
     private final DeliveryTransitions shared;
+    private volatile @Nullable RenderedStatement startFirst;
+    private volatile @Nullable RenderedStatement startAgain;
 
     public WorkerTransitions(DeliveryTransitions shared) {
         this.shared = shared;
@@ -64,20 +69,46 @@ public final class WorkerTransitions {
         if (dispatches.isEmpty()) {
             return Set.of();
         }
-        OffsetDateTime now = shared.now();
         UUID[] ids = dispatches.stream().map(Dispatch::deliveryId).toArray(UUID[]::new);
         UUID[] dispatchIds = dispatches.stream().map(Dispatch::dispatchId).toArray(UUID[]::new);
-        return new HashSet<>(mapped(ctx)
-                .update(OUTBOX_DELIVERIES)
-                .set(OUTBOX_DELIVERIES.STARTED_AT, DSL.greatest(DSL.val(now), OUTBOX_DELIVERIES.DISPATCHED_AT))
-                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                .where(DeliveryTransitions.DISPATCHED_BY_ID)
-                .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids)))
-                .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
-                .and(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.job)))
-                .and(again ? DSL.noCondition() : OUTBOX_DELIVERIES.STARTED_AT.isNull())
-                .returning(OUTBOX_DELIVERIES.ID)
-                .fetch(OUTBOX_DELIVERIES.ID));
+        return startStatement(ctx, again).query(ctx, rs -> {
+            Set<UUID> started = new HashSet<>();
+            while (rs.next()) {
+                started.add(rs.getObject(1, UUID.class));
+            }
+            return started;
+        }, shared.now(), ids, dispatchIds);
+    }
+
+    /**
+     * T2s's statement ({@code again}: also those started already), rendered on first use: the worker runs
+     * it for every group it takes, and rendering it with jOOQ each time was 40 % of the worker's samples
+     * in S1. Its values are now, the delivery ids, the dispatch ids.
+     */
+    RenderedStatement startStatement(DSLContext ctx, boolean again) {
+        RenderedStatement statement = again ? startAgain : startFirst;
+        if (statement == null) {
+            Param<OffsetDateTime> now = DSL.param("now", SQLDataType.TIMESTAMPWITHTIMEZONE(6));
+            Param<UUID[]> ids = DSL.param("ids", SQLDataType.UUID.array());
+            Param<UUID[]> dispatchIds = DSL.param("dispatch_ids", SQLDataType.UUID.array());
+            DSLContext planned = mapped(ctx);
+            statement = RenderedStatement.of(planned, planned
+                    .update(OUTBOX_DELIVERIES)
+                    .set(OUTBOX_DELIVERIES.STARTED_AT, DSL.greatest(now, OUTBOX_DELIVERIES.DISPATCHED_AT))
+                    .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                    .where(DeliveryTransitions.DISPATCHED_BY_ID)
+                    .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids)))
+                    .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
+                    .and(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.job)))
+                    .and(again ? DSL.noCondition() : OUTBOX_DELIVERIES.STARTED_AT.isNull())
+                    .returning(OUTBOX_DELIVERIES.ID), now, ids, dispatchIds);
+            if (again) {
+                startAgain = statement;
+            } else {
+                startFirst = statement;
+            }
+        }
+        return statement;
     }
 
     /** T6: back to pending with the next delay, or failed {@code retries_exhausted}; empty when the dispatch is not current. */
