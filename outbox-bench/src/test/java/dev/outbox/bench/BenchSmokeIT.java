@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The benchmark with small numbers, so that it keeps compiling and correct: every scenario runs the
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * exactly once, and so does the reference pipeline. The figures themselves are never asserted.
  */
 @Slow
+@Execution(ExecutionMode.CONCURRENT) // its tests share nothing: own schemas, queues, work directories
 class BenchSmokeIT {
 
     @TempDir
