@@ -3,7 +3,7 @@ package dev.outbox.api;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
 import dev.outbox.api.internal.RecordingMeters;
-import dev.outbox.api.internal.TraceContext;
+import dev.outbox.api.internal.TraceContexts;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
 import dev.outbox.schema.tables.records.OutboxEventsRecord;
@@ -101,7 +101,7 @@ public final class Outbox {
         this.notifyIntervalNanos = b.notifyInterval.toNanos();
         this.lastNotify = new AtomicLong(NEVER);
         this.meters = RecordingMeters.of(b.meterRegistry);
-        this.trace = TraceContext.detect();
+        this.trace = TraceContexts.detect();
     }
 
     public static Builder builder() {

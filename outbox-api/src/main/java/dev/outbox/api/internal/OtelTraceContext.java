@@ -1,5 +1,6 @@
 package dev.outbox.api.internal;
 
+import dev.outbox.api.TraceContext;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import java.util.HashMap;
