@@ -39,12 +39,17 @@ public record NewEvent(Object payload, @Nullable UUID id, @Nullable String event
         if (orderingKey != null && (orderingKey.isEmpty() || orderingKey.length() > 255)) {
             throw new IllegalArgumentException("NewEvent.orderingKey must be 1..255 characters, got " + orderingKey.length());
         }
+        checkTrace(traceparent, tracestate, "NewEvent");
+    }
+
+    /** The rule of the stored trace headers, for {@code NewEvent} and {@link TraceContext.Headers}. */
+    static void checkTrace(@Nullable String traceparent, @Nullable String tracestate, String owner) {
         if (traceparent != null && !TRACEPARENT.matcher(traceparent).matches()) {
-            throw new IllegalArgumentException("NewEvent.traceparent must be a W3C traceparent (version-traceid-parentid-flags in lower-case hex), got '"
+            throw new IllegalArgumentException(owner + ".traceparent must be a W3C traceparent (version-traceid-parentid-flags in lower-case hex), got '"
                     + LogText.of(traceparent) + "'");
         }
         if (tracestate != null && tracestate.length() > 512) {
-            throw new IllegalArgumentException("NewEvent.tracestate must be at most 512 characters, got " + tracestate.length());
+            throw new IllegalArgumentException(owner + ".tracestate must be at most 512 characters, got " + tracestate.length());
         }
     }
 

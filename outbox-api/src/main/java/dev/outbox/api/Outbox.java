@@ -101,7 +101,7 @@ public final class Outbox {
         this.notifyIntervalNanos = b.notifyInterval.toNanos();
         this.lastNotify = new AtomicLong(NEVER);
         this.meters = RecordingMeters.of(b.meterRegistry);
-        this.trace = TraceContexts.detect();
+        this.trace = b.traceContext != null ? b.traceContext : TraceContexts.detect();
     }
 
     public static Builder builder() {
@@ -111,8 +111,9 @@ public final class Outbox {
     /**
      * Records one event in the transaction of {@code tx} and returns its id. {@code event} is the event
      * object, or a {@link NewEvent} that carries an id, type, ordering key or trace headers with it.
-     * An event without a traceparent of its own takes the current OpenTelemetry span's (and its
-     * tracestate) when the OpenTelemetry API is on the class path and that span is valid; an explicit
+     * An event without a traceparent of its own takes the caller's, from
+     * {@link Builder#traceContext(TraceContext)} (by default the current OpenTelemetry span's, with its
+     * tracestate, when the OpenTelemetry API is on the class path and that span is valid); an explicit
      * {@link NewEvent#withTraceparent(String)} wins.
      *
      * <p>An id of your own that is already recorded throws {@link DuplicateEventException} and writes
@@ -421,6 +422,7 @@ public final class Outbox {
         private Duration notifyInterval = DEFAULT_NOTIFY_INTERVAL;
         /** An {@code io.micrometer.core.instrument.MeterRegistry}, or null; typed Object so that the builder loads without Micrometer. */
         private @Nullable Object meterRegistry;
+        private @Nullable TraceContext traceContext;
 
         private Builder() {}
 
@@ -506,6 +508,16 @@ public final class Outbox {
          */
         public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry");
+            return this;
+        }
+
+        /**
+         * Where an event that names no trace of its own takes its {@code traceparent} and
+         * {@code tracestate} from. Default: the current OpenTelemetry span when the OpenTelemetry API
+         * is on the class path, else none. {@link TraceContext#NONE} records no trace context.
+         */
+        public Builder traceContext(TraceContext traceContext) {
+            this.traceContext = Objects.requireNonNull(traceContext, "traceContext");
             return this;
         }
 

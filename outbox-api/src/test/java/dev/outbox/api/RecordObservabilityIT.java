@@ -127,4 +127,41 @@ class RecordObservabilityIT {
         assertThat(traceOf(eventId).value1()).isNull();
         assertThat(traceOf(eventId).value2()).isNull();
     }
+
+    @Test
+    void aTraceContextOfTheBuildersOwnGivesTheTraceInsteadOfOpenTelemetry() {
+        String theirs = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        Outbox withOwn = Outbox.builder().tables(db.tables()).notifications(false)
+                .traceContext(() -> new TraceContext.Headers(theirs, "vendor=x")).build();
+        Span request = otel.getTracer("test").spanBuilder("POST /orders").startSpan();
+        UUID eventId;
+        try (Scope ignored = request.makeCurrent()) {
+            eventId = dsl.transactionResult(tx -> withOwn.record(tx.dsl(), new OrderPlaced(8)));
+        } finally {
+            request.end();
+        }
+        assertThat(traceOf(eventId).value1()).isEqualTo(theirs);
+        assertThat(traceOf(eventId).value2()).isEqualTo("vendor=x");
+    }
+
+    @Test
+    void traceContextNoneRecordsNoTraceInsideASpan() {
+        Outbox without = Outbox.builder().tables(db.tables()).notifications(false).traceContext(TraceContext.NONE).build();
+        Span request = otel.getTracer("test").spanBuilder("POST /orders").startSpan();
+        UUID eventId;
+        try (Scope ignored = request.makeCurrent()) {
+            eventId = dsl.transactionResult(tx -> without.record(tx.dsl(), new OrderPlaced(9)));
+        } finally {
+            request.end();
+        }
+        assertThat(traceOf(eventId).value1()).isNull();
+    }
+
+    @Test
+    void traceHeadersThatBreakTheW3cRuleAreRefusedNamingTheField() {
+        assertThatThrownBy(() -> new TraceContext.Headers("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TraceContext.Headers.traceparent must be a W3C traceparent");
+        assertThatThrownBy(() -> new TraceContext.Headers("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "k=" + "v".repeat(511)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TraceContext.Headers.tracestate must be at most 512 characters");
+    }
 }

@@ -36,11 +36,16 @@ public interface JobContext {
     /**
      * The W3C {@code traceparent} the event was recorded with, read from the event's row (never from
      * the message, whose body anyone with access to the queue can write); empty when it was recorded
-     * without one. With the OpenTelemetry API on the class path the worker
-     * runs the handler in a CONSUMER span that is a child of it, current on the handler's thread
-     * ({@code Span.current()}), with {@code trace_id} and {@code span_id} in the MDC.
+     * without one. The worker's {@link JobTracer} runs the handler in a span that is a child of it: by
+     * default, with the OpenTelemetry API on the class path, a CONSUMER span current on the handler's
+     * thread ({@code Span.current()}), with {@code trace_id} and {@code span_id} in the MDC.
      */
     default Optional<String> traceparent() {
+        return Optional.empty();
+    }
+
+    /** The W3C {@code tracestate} recorded beside {@link #traceparent()}, from the event's row; empty when there is none. */
+    default Optional<String> tracestate() {
         return Optional.empty();
     }
 }

@@ -8,7 +8,7 @@ import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.delivery.amqp.AmqpFactories;
 import dev.outbox.delivery.amqp.AmqpNames;
 import dev.outbox.flyway.OutboxTables;
-import dev.outbox.worker.internal.JobTracing;
+import dev.outbox.worker.internal.JobTracers;
 import dev.outbox.worker.internal.Registration;
 import dev.outbox.worker.internal.WorkerEngine;
 import dev.outbox.worker.internal.WorkerMeters;
@@ -116,6 +116,7 @@ public final class OutboxWorker implements AutoCloseable {
         private @Nullable Object meterRegistry;
         /** An {@code io.opentelemetry.api.OpenTelemetry}, or null (then {@code GlobalOpenTelemetry}); Object for the same reason. */
         private @Nullable Object openTelemetry;
+        private @Nullable JobTracer tracer;
 
         private Builder() {}
 
@@ -240,6 +241,16 @@ public final class OutboxWorker implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The tracer of the span around each handler, in place of OpenTelemetry's (say, one on
+         * Micrometer Tracing's Brave bridge); {@link JobTracer#NONE} traces nothing. Set this or
+         * {@link #openTelemetry}, not both.
+         */
+        public Builder tracer(JobTracer tracer) {
+            this.tracer = Objects.requireNonNull(tracer, "tracer");
+            return this;
+        }
+
         public OutboxWorker build() {
             if ((dataSource == null) == (dsl == null)) {
                 throw new IllegalArgumentException("dataSource or dsl: set exactly one of them");
@@ -256,13 +267,16 @@ public final class OutboxWorker implements AutoCloseable {
             if (name.isBlank()) {
                 throw new IllegalArgumentException("name must not be blank");
             }
+            if (tracer != null && openTelemetry != null) {
+                throw new IllegalArgumentException("tracer or openTelemetry: set at most one of them");
+            }
             DSLContext context = dsl != null ? dsl : DSL.using(Objects.requireNonNull(dataSource), SQLDialect.POSTGRES);
             // the AMQP client's own reports without stack traces, unless the application chose a handler
             ConnectionFactory factory = connectionFactory != null ? AmqpFactories.quiet(connectionFactory)
                     : fromUri(Objects.requireNonNull(amqpUri));
             return new OutboxWorker(new WorkerEngine(new WorkerEngine.Settings(context, factory, tables, serializer, clock,
                     queues, handlers, shutdownGrace, shutdownHook, name, WorkerMeters.of(meterRegistry, queues.keySet(), clock),
-                    JobTracing.of(openTelemetry))));
+                    tracer != null ? tracer : JobTracers.of(openTelemetry))));
         }
 
         /**

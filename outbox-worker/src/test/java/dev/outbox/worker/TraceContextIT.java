@@ -156,4 +156,51 @@ class TraceContextIT {
             assertThat(mdc).as("MDC of '%s'", line.getFormattedMessage()).doesNotContainKeys("trace_id", "span_id");
         }
     }
+
+    @Test
+    void aTracerOfTheBuildersOwnGetsTheRecordedTraceAndEndsItsSpanOnTheHandlersThreadWithTheFailure() throws Exception {
+        String queue = rabbit.queue("own-tracer");
+        String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        UUID eventId = dsl.transactionResult(tx -> outbox.record(tx.dsl(),
+                dev.outbox.api.NewEvent.of(new OrderPlaced(2)).withTraceparent(traceparent).withTracestate("congo=t61")));
+
+        ThreadLocal<String> current = new ThreadLocal<>();
+        List<Object> seen = new CopyOnWriteArrayList<>();
+        JobTracer tracer = job -> {
+            seen.add(job.traceparent().orElse("none") + " " + job.tracestate().orElse("none") + " " + job.queue() + " " + job.jobType());
+            current.set("span of " + job.eventId());
+            Thread started = Thread.currentThread();
+            return failure -> {
+                seen.add((failure == null ? "none" : failure.getClass().getName()) + " " + (Thread.currentThread() == started));
+                current.remove();
+            };
+        };
+        try (OutboxWorker worker = OutboxWorker.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
+                .shutdownHook(false)
+                .queue(queue, 1, 10)
+                .tracer(tracer)
+                .handler("ping", OrderPlaced.class, (event, context) -> {
+                    seen.add(String.valueOf(current.get()));
+                    throw new RetryableOutboxException("once");
+                })
+                .build()) {
+            relayOnce(queue);
+            worker.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> statusOf(eventId) == OutboxDeliveryStatus.pending);
+        }
+        assertThat(seen).containsExactly(traceparent + " congo=t61 " + queue + " ping", "span of " + eventId,
+                RetryableOutboxException.class.getName() + " true");
+    }
+
+    @Test
+    void aTracerAndAnOpenTelemetryTogetherAreRefused() {
+        OutboxWorker.Builder both = OutboxWorker.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory())
+                .queue(rabbit.queue("both"), 1, 10).tracer(JobTracer.NONE).openTelemetry(otel)
+                .handler("ping", OrderPlaced.class, (event, context) -> {});
+        org.assertj.core.api.Assertions.assertThatThrownBy(both::build).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("tracer or openTelemetry: set at most one of them");
+    }
 }

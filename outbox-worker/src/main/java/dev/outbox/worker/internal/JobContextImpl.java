@@ -26,6 +26,11 @@ final class JobContextImpl implements JobContext {
     }
 
     @Override
+    public Optional<String> tracestate() {
+        return Optional.ofNullable(row.tracestate());
+    }
+
+    @Override
     public UUID eventId() {
         return row.eventId();
     }

@@ -11,6 +11,7 @@ import dev.outbox.delivery.MalformedMessageException;
 import dev.outbox.delivery.RetryOutcome;
 import dev.outbox.delivery.WorkerTransitions.Dispatch;
 import dev.outbox.delivery.WorkerTransitions;
+import dev.outbox.worker.JobTracer;
 import dev.outbox.worker.WorkerLoggers;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,13 +79,13 @@ final class MessageProcessor {
     private final Map<UUID, Running> running = new ConcurrentHashMap<>();
     private final BooleanSupplier stopping;
     private final WorkerMeters meters;
-    private final JobTracing tracing;
+    private final JobTracer tracing;
     /** Stale drops counted per queue, final failures bounded per interval. */
     private final LogDigest digest = new LogDigest(log);
 
     MessageProcessor(DSLContext dsl, DeliveryQueries queries, WorkerTransitions transitions, CompletionWriter completions,
             EventSerializer serializer, Map<String, Registration<?>> handlers, BooleanSupplier stopping, WorkerMeters meters,
-            JobTracing tracing) {
+            JobTracer tracing) {
         this.stopping = stopping;
         this.meters = meters;
         this.tracing = tracing;
@@ -268,13 +269,12 @@ final class MessageProcessor {
 
         Throwable failure = null;
         // the trace context is the event's, from its row: a message's own claim is never trusted for it
-        JobTracing.HandlerSpan span = tracing.start(run.queue, new DeliveryMessage(message.eventId(), message.deliveryId(),
-                message.dispatchId(), message.eventType(), message.jobType(), message.attempt(), message.lastAttempt(), row.traceparent(),
-                row.tracestate()));
+        JobContextImpl job = new JobContextImpl(row, dispatch.dispatchId(), queries);
+        JobTracer.JobSpan span = tracing.start(job);
         long started = meters.handlerStarted(run.queue, row.jobType(), row.createdAt());
         run.inHandler = true;
         try {
-            registration.invoke(event, new JobContextImpl(row, dispatch.dispatchId(), queries));
+            registration.invoke(event, job);
         } catch (Throwable t) {
             failure = t;
         } finally {

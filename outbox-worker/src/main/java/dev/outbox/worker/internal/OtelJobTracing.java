@@ -1,6 +1,8 @@
 package dev.outbox.worker.internal;
 
 import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.worker.JobContext;
+import dev.outbox.worker.JobTracer;
 import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Span;
@@ -23,35 +25,35 @@ import org.slf4j.MDC;
  * in the MDC as {@value #MDC_TRACE_ID} and {@value #MDC_SPAN_ID}. Attributes are the queue, the job and
  * event types and the ids; an error status names the exception's class, never its message.
  */
-final class OtelJobTracing implements JobTracing {
+final class OtelJobTracing implements JobTracer {
 
     static final String MDC_TRACE_ID = "trace_id";
     static final String MDC_SPAN_ID = "span_id";
     static final String INSTRUMENTATION = "dev.outbox.worker";
 
-    private static final TextMapGetter<DeliveryMessage> TRACE_HEADERS = new TextMapGetter<>() {
+    private static final TextMapGetter<JobContext> TRACE_HEADERS = new TextMapGetter<>() {
         // deprecated with a default since OpenTelemetry 1.6x, abstract before: Boot 3.5's OpenTelemetry needs it
         @SuppressWarnings("deprecation")
         @Override
-        public Iterable<String> keys(DeliveryMessage message) {
+        public Iterable<String> keys(JobContext job) {
             List<String> keys = new ArrayList<>(2);
-            if (message.traceparent() != null) {
+            if (job.traceparent().isPresent()) {
                 keys.add(DeliveryMessage.HEADER_TRACEPARENT);
             }
-            if (message.tracestate() != null) {
+            if (job.tracestate().isPresent()) {
                 keys.add(DeliveryMessage.HEADER_TRACESTATE);
             }
             return keys;
         }
 
         @Override
-        public @Nullable String get(@Nullable DeliveryMessage message, String key) {
-            if (message == null) {
+        public @Nullable String get(@Nullable JobContext job, String key) {
+            if (job == null) {
                 return null;
             }
             return switch (key) {
-                case DeliveryMessage.HEADER_TRACEPARENT -> message.traceparent();
-                case DeliveryMessage.HEADER_TRACESTATE -> message.tracestate();
+                case DeliveryMessage.HEADER_TRACEPARENT -> job.traceparent().orElse(null);
+                case DeliveryMessage.HEADER_TRACESTATE -> job.tracestate().orElse(null);
                 default -> null;
             };
         }
@@ -67,11 +69,11 @@ final class OtelJobTracing implements JobTracing {
         this.given = openTelemetry == null ? null : openTelemetry.getTracer(INSTRUMENTATION);
     }
 
-    static JobTracing of(Object openTelemetry) {
+    static JobTracer of(Object openTelemetry) {
         return new OtelJobTracing((OpenTelemetry) openTelemetry);
     }
 
-    static JobTracing global() {
+    static JobTracer global() {
         return new OtelJobTracing(null);
     }
 
@@ -81,9 +83,10 @@ final class OtelJobTracing implements JobTracing {
     }
 
     @Override
-    public HandlerSpan start(String queue, DeliveryMessage message) {
-        Context parent = message.traceparent() == null ? Context.root()
-                : W3CTraceContextPropagator.getInstance().extract(Context.root(), message, TRACE_HEADERS);
+    public JobTracer.JobSpan start(JobContext job) {
+        Context parent = job.traceparent().isEmpty() ? Context.root()
+                : W3CTraceContextPropagator.getInstance().extract(Context.root(), job, TRACE_HEADERS);
+        String queue = job.queue();
         Span span = tracer().spanBuilder("process " + queue)
                 .setParent(parent)
                 .setSpanKind(SpanKind.CONSUMER)
@@ -91,12 +94,12 @@ final class OtelJobTracing implements JobTracing {
                 .setAttribute("messaging.operation.name", "process")
                 .setAttribute("messaging.operation.type", "process")
                 .setAttribute("messaging.destination.name", queue)
-                .setAttribute("messaging.message.id", message.dispatchId().toString())
-                .setAttribute("outbox.event.id", message.eventId().toString())
-                .setAttribute("outbox.event.type", message.eventType())
-                .setAttribute("outbox.delivery.id", message.deliveryId().toString())
-                .setAttribute("outbox.job.type", message.jobType())
-                .setAttribute("outbox.attempt", (long) message.attempt())
+                .setAttribute("messaging.message.id", job.dispatchId().toString())
+                .setAttribute("outbox.event.id", job.eventId().toString())
+                .setAttribute("outbox.event.type", job.eventType())
+                .setAttribute("outbox.delivery.id", job.deliveryId().toString())
+                .setAttribute("outbox.job.type", job.jobType())
+                .setAttribute("outbox.attempt", (long) job.attempt())
                 .startSpan();
         Scope scope = span.makeCurrent();
         SpanContext ids = span.getSpanContext();

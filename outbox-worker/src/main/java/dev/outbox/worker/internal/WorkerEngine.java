@@ -9,6 +9,7 @@ import dev.outbox.delivery.DeliveryTransitions;
 import dev.outbox.delivery.TlsRefusal;
 import dev.outbox.delivery.WorkerTransitions;
 import dev.outbox.flyway.OutboxTables;
+import dev.outbox.worker.JobTracer;
 import dev.outbox.worker.QueueSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -37,7 +38,7 @@ public final class WorkerEngine {
     /** What the builder collected and checked. */
     public record Settings(DSLContext dsl, ConnectionFactory connectionFactory, OutboxTables tables, EventSerializer serializer,
             Clock clock, Map<String, QueueSettings> queues, Map<String, Registration<?>> handlers, Duration shutdownGrace,
-            boolean shutdownHook, String name, WorkerMeters meters, JobTracing tracing) {
+            boolean shutdownHook, String name, WorkerMeters meters, JobTracer tracing) {
 
         public Settings {
             queues = Map.copyOf(new LinkedHashMap<>(queues));

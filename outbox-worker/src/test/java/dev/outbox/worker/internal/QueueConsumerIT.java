@@ -11,6 +11,7 @@ import dev.outbox.delivery.DeliveryTransitions;
 import dev.outbox.delivery.WorkerTransitions;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.testing.RabbitExtension;
+import dev.outbox.worker.JobTracer;
 import dev.outbox.worker.QueueSettings;
 import java.io.IOException;
 import java.time.Clock;
@@ -59,6 +60,6 @@ class QueueConsumerIT {
         WorkerTransitions transitions = new WorkerTransitions(new DeliveryTransitions(tables, Clock.systemUTC()));
         CompletionWriter completions = new CompletionWriter(dsl, transitions, "queue-consumer-test-completions");
         return new MessageProcessor(dsl, new DeliveryQueries(dsl, tables), transitions, completions, EventSerializer.jackson(), Map.of(),
-                () -> false, WorkerMeters.NONE, JobTracing.NONE);
+                () -> false, WorkerMeters.NONE, JobTracer.NONE);
     }
 }
