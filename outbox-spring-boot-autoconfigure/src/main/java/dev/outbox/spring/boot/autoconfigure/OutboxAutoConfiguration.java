@@ -54,7 +54,7 @@ public class OutboxAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public Outbox outbox(OutboxProperties properties, BeanFactory beans) {
-        return properties.applyTo(OutboxMeters.bind(Outbox.builder(), beans)).build();
+        return properties.applyTo(OutboxTracing.bind(OutboxMeters.bind(Outbox.builder(), beans), beans)).build();
     }
 
     /**

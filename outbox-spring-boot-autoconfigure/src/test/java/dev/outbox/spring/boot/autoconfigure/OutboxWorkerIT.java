@@ -44,7 +44,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -122,22 +121,6 @@ class OutboxWorkerIT {
     @EventType("worker.order.traced")
     record OrderTraced(String orderId) {}
 
-    /** Records an order's event in a transaction of Spring's, as an application's service does. */
-    static class OrderDesk {
-        private final DSLContext dsl;
-        private final Outbox outbox;
-
-        OrderDesk(DSLContext dsl, Outbox outbox) {
-            this.dsl = dsl;
-            this.outbox = outbox;
-        }
-
-        @Transactional
-        public void place(String orderId) {
-            outbox.record(dsl, new OrderTraced(orderId));
-        }
-    }
-
     /**
      * Boot's own Micrometer Tracing on the OpenTelemetry bridge (the tracer, the observation registry and
      * the {@code OpenTelemetry} bean all Boot's), its spans exported to memory; the handler notes the
@@ -154,8 +137,8 @@ class OutboxWorkerIT {
         }
 
         @Bean
-        OrderDesk orderDesk(DSLContext dsl, Outbox outbox) {
-            return new OrderDesk(dsl, outbox);
+        EventDesk eventDesk(DSLContext dsl, Outbox outbox) {
+            return new EventDesk(dsl, outbox);
         }
 
         @Bean
@@ -257,7 +240,7 @@ class OutboxWorkerIT {
                 withBroker("management.tracing.sampling.probability=1.0"))) {
             Tracer tracer = context.getBean(Tracer.class);
             TraceContext recording = Observation.createNotStarted("place-order", context.getBean(ObservationRegistry.class)).observe(() -> {
-                context.getBean(OrderDesk.class).place("o-micrometer");
+                context.getBean(EventDesk.class).place(new OrderTraced("o-micrometer"));
                 return tracer.currentSpan().context();
             });
             relayOnce();
