@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * through a partial index of pending deliveries ({@code ready_idx}, {@code ready_unkeyed_idx}): every
  * delivery claimed since the last vacuum leaves a dead entry there, which the statistics do not count,
  * so the planner takes reading that index for cheap. Here 100 keys had 20,000 deliveries, of which
- * 19,900 left pending since the last vacuum, and the statistics were taken after.
+ * 19,900 left pending since the last vacuum, and the statistics were taken after. The keys sweep
+ * (T10) reads the live deliveries of that history, not the completed ones.
  */
 class OrderedClaimPlanIT {
 
@@ -97,5 +98,30 @@ class OrderedClaimPlanIT {
 
         assertThat(heads).hasSize(KEYS);
         assertThat(heads.stream().map(Claimed::deliveryId).distinct()).hasSize(KEYS);
+    }
+
+    @Test
+    void theKeysSweepReadsTheLiveDeliveriesNotTheCompletedHistory() {
+        String keys = db.tables().schema() + "." + db.tables().keys();
+        ctx.execute("insert into " + keys + " (ordering_key, last_position) select 'K' || i, " + DELIVERIES + " from generate_series(0, "
+                + (KEYS - 1) + ") i");
+        ctx.execute("insert into " + keys + " (ordering_key, last_position) select 'gone-' || i, 1 from generate_series(1, 1000) i");
+        ctx.execute("analyze " + keys);
+        OperatorTransitions operator = new OperatorTransitions(db.tables(), Clock.fixed(NOW.toInstant(), ZoneOffset.UTC));
+
+        long[] read = new long[1];
+        OperatorTransitions.KeysSwept swept = ctx.transactionResult(tx -> {
+            OperatorTransitions.KeysSwept result = operator.purgeKeys(tx.dsl(), null, 5_000);
+            read[0] = tx.dsl().fetchSingle("select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) from pg_stat_xact_user_tables"
+                    + " where schemaname = ? and relname = ?", db.tables().schema(), db.tables().deliveries()).get(0, Long.class);
+            return result;
+        });
+
+        assertThat(swept.deleted()).as("the keys with nothing left to order").isEqualTo(1000);
+        assertThat(swept.last()).isNull();
+        // a few passes over the 100 live ones (600 rows here, for the two statements); one pass over the
+        // history alone would read 19,900, one look per key 110,000
+        assertThat(read[0]).as("delivery rows the sweep read, of %s (%s of them completed)", DELIVERIES, DELIVERIES - KEYS)
+                .isLessThanOrEqualTo(10L * KEYS);
     }
 }
