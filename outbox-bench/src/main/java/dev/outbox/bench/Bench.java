@@ -344,10 +344,13 @@ public final class Bench {
         try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir)) {
             recordBacklog(schema, scale.backlog);
             try (Processes p = Processes.start(this, schema, topology, false)) {
+                long half = awaitCompletedAtLeast(schema, scale.backlog / 2, Duration.ofMinutes(10));
+                double[] atHalf = p.cpuSecondsNow();
                 awaitCompleted(schema, scale.backlog, Duration.ofMinutes(10));
                 p.sample();
                 put(name, "events/s (backlog " + scale.backlog + ")", schema.drainRate());
                 p.report(name, scale.backlog);
+                p.reportSince(name, atHalf, scale.backlog - half);
             }
             verifyExactlyOnce(schema, scale.backlog);
         }
@@ -747,6 +750,8 @@ public final class Bench {
 
     static final String R1_METRIC = "events/s, 4 threads, one event per transaction, nothing else running";
     /** The producers' JVM (this one, which runs nothing else meanwhile): CPU seconds per 100,000 events. */
+    static final String RELAY_SECOND_HALF_CPU = "relay CPU s per 100,000 events, second half of the drain";
+    static final String WORKER_SECOND_HALF_CPU = "worker CPU s per 100,000 events, second half of the drain";
     static final String PRODUCER_CPU_METRIC = "producers' CPU s per 100,000 events (the bench JVM)";
 
     /** REF-S1: the hand-written pipeline drains the same backlog as S1. */
@@ -1007,6 +1012,22 @@ public final class Bench {
         return recorded.get();
     }
 
+    /**
+     * Waits until at least {@code atLeast} deliveries are completed and returns how many are, counted
+     * every 250 ms (a count of up to half the backlog, a few dozen times per drain).
+     */
+    private static long awaitCompletedAtLeast(Schema schema, long atLeast, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            long completed = schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.completed)));
+            if (completed >= atLeast) {
+                return completed;
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException("fewer than " + atLeast + " deliveries completed within " + timeout);
+    }
+
     private static void awaitCompleted(Schema schema, long expected, Duration timeout) throws InterruptedException {
         if (!tryAwaitCompleted(schema, expected, timeout)) {
             throw new IllegalStateException("only " + schema.dsl().fetchCount(OUTBOX_DELIVERIES,
@@ -1122,6 +1143,12 @@ public final class Bench {
         ratioTarget("R1 ≥ 0.9 × REF-R1", "R1", "REF-R1", R1_METRIC, 0.9);
         ratioTarget("R1-EVERY ≥ 0.9 × REF-R1 (a NOTIFY per recording)", "R1-EVERY", "REF-R1", R1_METRIC, 0.9);
         ratioTarget("R1 ≥ 0.9 × REF-R1-TX (the reference in explicit transactions)", "R1", "REF-R1-TX", R1_METRIC, 0.9);
+        Double relayCpu = median("S1", RELAY_SECOND_HALF_CPU);
+        Double workerCpu = median("S1", WORKER_SECOND_HALF_CPU);
+        if (relayCpu != null && workerCpu != null) {
+            target("S1 worker CPU per event ≤ the relay's (second half of the drain)",
+                    String.format("%.1f / %.1f s per 100,000 = %.2f", workerCpu, relayCpu, workerCpu / relayCpu), workerCpu <= relayCpu);
+        }
         Double s5 = median("S5", "events/s");
         if (s5 != null) {
             target("S5 ≥ 30,000 events/s", String.format("%.0f events/s", s5), s5 >= 30_000);
@@ -1450,6 +1477,30 @@ public final class Bench {
         double relayCpuSecondsNow() {
             relay.sample();
             return relay.cpuSeconds();
+        }
+
+        /** The CPU seconds of relay and worker (0 without one) so far, read now. */
+        double[] cpuSecondsNow() {
+            relay.sample();
+            if (worker != null) {
+                worker.sample();
+            }
+            return new double[] {relay.cpuSeconds(), worker == null ? 0 : worker.cpuSeconds()};
+        }
+
+        /**
+         * Relay's and worker's CPU per 100,000 events since {@code since} ({@link #cpuSecondsNow}), over the
+         * {@code events} completed after it: the second half of a drain, with the JVMs' start and most of
+         * their compilation behind them.
+         */
+        void reportSince(String scenario, double[] since, long events) {
+            if (events <= 0) {
+                return;
+            }
+            bench.put(scenario, RELAY_SECOND_HALF_CPU, (relay.cpuSeconds() - since[0]) * 100_000 / events);
+            if (worker != null) {
+                bench.put(scenario, WORKER_SECOND_HALF_CPU, (worker.cpuSeconds() - since[1]) * 100_000 / events);
+            }
         }
 
         void stopWorker() throws InterruptedException {
