@@ -749,9 +749,10 @@ public final class Bench {
     // ---------------------------------------------------------------- the reference pipeline (Reference)
 
     static final String R1_METRIC = "events/s, 4 threads, one event per transaction, nothing else running";
-    /** The producers' JVM (this one, which runs nothing else meanwhile): CPU seconds per 100,000 events. */
+    /** S1's relay and worker after half the backlog completed: their start and most of their compilation are behind them. */
     static final String RELAY_SECOND_HALF_CPU = "relay CPU s per 100,000 events, second half of the drain";
     static final String WORKER_SECOND_HALF_CPU = "worker CPU s per 100,000 events, second half of the drain";
+    /** The producers' JVM (this one, which runs nothing else meanwhile): CPU seconds per 100,000 events. */
     static final String PRODUCER_CPU_METRIC = "producers' CPU s per 100,000 events (the bench JVM)";
 
     /** REF-S1: the hand-written pipeline drains the same backlog as S1. */

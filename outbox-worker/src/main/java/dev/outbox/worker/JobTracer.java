@@ -15,6 +15,11 @@ public interface JobTracer {
     /** No span. */
     JobTracer NONE = job -> failure -> {};
 
+    /** The MDC key of the handler span's trace id while the handler runs, for the worker's tracers and yours. */
+    String MDC_TRACE_ID = "trace_id";
+    /** The MDC key of the handler span's own id while the handler runs. */
+    String MDC_SPAN_ID = "span_id";
+
     /** A span around one handler run, current on the handler's thread until {@link #end}. */
     @FunctionalInterface
     interface JobSpan {

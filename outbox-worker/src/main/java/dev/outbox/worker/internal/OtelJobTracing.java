@@ -22,13 +22,11 @@ import org.slf4j.MDC;
 /**
  * A CONSUMER span around each handler, child of the W3C trace context recorded with the event (the
  * message's {@code traceparent} and {@code tracestate}), current on the handler's thread, with its ids
- * in the MDC as {@value #MDC_TRACE_ID} and {@value #MDC_SPAN_ID}. Attributes are the queue, the job and
+ * in the MDC as {@value JobTracer#MDC_TRACE_ID} and {@value JobTracer#MDC_SPAN_ID}. Attributes are the queue, the job and
  * event types and the ids; an error status names the exception's class, never its message.
  */
 final class OtelJobTracing implements JobTracer {
 
-    static final String MDC_TRACE_ID = "trace_id";
-    static final String MDC_SPAN_ID = "span_id";
     static final String INSTRUMENTATION = "dev.outbox.worker";
 
     private static final TextMapGetter<JobContext> TRACE_HEADERS = new TextMapGetter<>() {

@@ -10,14 +10,11 @@ import org.slf4j.MDC;
 /**
  * The worker's job spans through Micrometer Tracing's {@code Tracer} (the Brave bridge's): a CONSUMER
  * span around each handler, child of the traceparent recorded with the event, current on the handler's
- * thread, with its ids in the MDC as {@code trace_id} and {@code span_id} (the worker's own names);
+ * thread, with its ids in the MDC under the worker's own keys ({@link JobTracer#MDC_TRACE_ID});
  * attributes as the OpenTelemetry spans have them. A failure is tagged with its class, never its
  * message. Loaded only with the worker and Micrometer Tracing on the class path.
  */
 final class MicrometerJobTracer implements JobTracer {
-
-    static final String MDC_TRACE_ID = "trace_id";
-    static final String MDC_SPAN_ID = "span_id";
 
     private final Tracer tracer;
 

@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class MicrometerTracing {
 
-    /** version-traceid-parentid-flags; any version but ff is read for its first three fields, as W3C says. */
-    private static final Pattern TRACEPARENT = Pattern.compile("(?!ff)[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?");
+    /** version-traceid-parentid-flags, as recording stores it ({@code NewEvent}'s rule); version ff is invalid. */
+    private static final Pattern TRACEPARENT = Pattern.compile("(?!ff)[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})");
     private static final Pattern HEX = Pattern.compile("[0-9a-f]+");
     private static final String NO_TRACE = "0".repeat(32);
     private static final String NO_SPAN = "0".repeat(16);
