@@ -21,8 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * through a partial index of pending deliveries ({@code ready_idx}, {@code ready_unkeyed_idx}): every
  * delivery claimed since the last vacuum leaves a dead entry there, which the statistics do not count,
  * so the planner takes reading that index for cheap. Here 100 keys had 20,000 deliveries, of which
- * 19,900 left pending since the last vacuum, and the statistics were taken after. The keys sweep
- * (T10) reads the live deliveries of that history through {@code ordered_idx}, not the completed ones.
+ * 19,900 left pending since the last vacuum, and the statistics were taken after.
  */
 class OrderedClaimPlanIT {
 
@@ -98,38 +97,5 @@ class OrderedClaimPlanIT {
 
         assertThat(heads).hasSize(KEYS);
         assertThat(heads.stream().map(Claimed::deliveryId).distinct()).hasSize(KEYS);
-    }
-
-    @Test
-    void theKeysSweepReadsTheLiveDeliveriesNotTheCompletedHistory() {
-        String keys = db.tables().schema() + "." + db.tables().keys();
-        ctx.execute("insert into " + keys + " (ordering_key, last_position) select 'K' || i, " + DELIVERIES + " from generate_series(0, "
-                + (KEYS - 1) + ") i");
-        OperatorTransitions operator = new OperatorTransitions(db.tables(), Clock.fixed(NOW.toInstant(), ZoneOffset.UTC));
-        // the first sweep meets the 19,900 entries the history left in ordered_idx since the last vacuum
-        // (some 20,000 rows read), and its index scan marks them dead for the next
-        assertThat(sweep(operator, keys, "first").swept().deleted()).isEqualTo(1000);
-
-        Sweep second = sweep(operator, keys, "second");
-
-        assertThat(second.swept().deleted()).as("the keys with nothing left to order").isEqualTo(1000);
-        assertThat(second.swept().last()).isNull();
-        // a few passes over the 100 live ones; a scan of the history reads its 20,000 rows at every sweep
-        assertThat(second.deliveryRowsRead()).as("delivery rows the sweep read, of %s (%s of them completed)", DELIVERIES, DELIVERIES - KEYS)
-                .isLessThanOrEqualTo(10L * KEYS);
-    }
-
-    private record Sweep(OperatorTransitions.KeysSwept swept, long deliveryRowsRead) {}
-
-    /** 1,000 keys with nothing left to order beside the 100 live ones, then one sweep, in a transaction of its own. */
-    private static Sweep sweep(OperatorTransitions operator, String keys, String prefix) {
-        ctx.execute("insert into " + keys + " (ordering_key, last_position) select '" + prefix + "-' || i, 1 from generate_series(1, 1000) i");
-        ctx.execute("analyze " + keys);
-        return ctx.transactionResult(tx -> {
-            OperatorTransitions.KeysSwept swept = operator.purgeKeys(tx.dsl(), null, 5_000);
-            long read = tx.dsl().fetchSingle("select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) from pg_stat_xact_user_tables"
-                    + " where schemaname = ? and relname = ?", db.tables().schema(), db.tables().deliveries()).get(0, Long.class);
-            return new Sweep(swept, read);
-        });
     }
 }
