@@ -49,13 +49,13 @@ final class KeyPositions {
                     .set(OUTBOX_EVENTS_KEYS.LAST_POSITION, OUTBOX_EVENTS_KEYS.LAST_POSITION.plus(DSL.excluded(OUTBOX_EVENTS_KEYS.LAST_POSITION)))
                     .returningResult(OUTBOX_EVENTS_KEYS.ORDERING_KEY, OUTBOX_EVENTS_KEYS.LAST_POSITION)
                     .fetch()) {
-                next.put(last.value1(), last.value2() - counts.get(last.value1()) + 1);
+                next.put(last.value1(), last.value2() - counts.getOrDefault(last.value1(), 0) + 1);
             }
         }
         for (OutboxEventsRecord r : rows) {
             String key = r.getOrderingKey();
             if (key != null) {
-                long position = next.get(key);
+                Long position = java.util.Objects.requireNonNull(next.get(key), key); // every key of rows was upserted above
                 r.setOrderingPosition(position);
                 next.put(key, position + 1);
             }

@@ -17,9 +17,8 @@ public interface TraceContext {
 
     /**
      * A W3C {@code traceparent} (version-traceid-parentid-flags in lower-case hex) and its
-     * {@code tracestate} (at most 512 characters, or null).
-     *
-     * @throws IllegalArgumentException when either breaks that rule, naming which
+     * {@code tracestate} (at most 512 characters, or null). The constructor throws
+     * {@code IllegalArgumentException} when either breaks that rule, naming which.
      */
     record Headers(String traceparent, @Nullable String tracestate) {
         public Headers {

@@ -374,7 +374,7 @@ public final class OutboxRelay implements AutoCloseable {
                 throw new IllegalArgumentException("OutboxRelay.confirmTimeout must be positive, got " + confirmTimeout);
             }
             DurationLimits.atMostMax("OutboxRelay.confirmTimeout", confirmTimeout);
-            if (sleep.toNanos() % 1_000_000_000L != 0 || sleep.getSeconds() < 1 || sleep.getSeconds() > 3600) {
+            if (sleep.toNanos() % 1_000_000_000L != 0 || sleep.toSeconds() < 1 || sleep.toSeconds() > 3600) {
                 throw new IllegalArgumentException("OutboxRelay.sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
             }
             if (!NotifyChannels.isValid(notifyChannel)) {

@@ -85,6 +85,6 @@ public final class RetrySchedule {
         if (problem != null) {
             throw new IllegalArgumentException(field + " " + problem);
         }
-        return d.getSeconds();
+        return d.toSeconds();
     }
 }

@@ -27,15 +27,21 @@ final class RouteChecks {
         for (int i = 0; i < delays.size(); i++) {
             String field = "retryDelays[" + i + "]";
             Duration delay = delays.get(i);
-            refuse(field, delay == null ? "must be a positive whole number of seconds, got null" : wholeSecondsProblem(delay));
-            refuse(field, delayProblem(delay.getSeconds()));
+            if (delay == null) {
+                throw new IllegalArgumentException(field + " must be a positive whole number of seconds, got null");
+            }
+            refuse(field, wholeSecondsProblem(delay));
+            refuse(field, delayProblem(delay.toSeconds()));
         }
         return List.copyOf(delays);
     }
 
     static void deliveryTimeout(@Nullable Duration timeout) {
-        refuse("deliveryTimeout", timeout == null ? "must be a positive whole number of seconds, got null" : wholeSecondsProblem(timeout));
-        refuse("deliveryTimeout", timeoutProblem(timeout.getSeconds()));
+        if (timeout == null) {
+            throw new IllegalArgumentException("deliveryTimeout must be a positive whole number of seconds, got null");
+        }
+        refuse("deliveryTimeout", wholeSecondsProblem(timeout));
+        refuse("deliveryTimeout", timeoutProblem(timeout.toSeconds()));
     }
 
     static void ordering(@Nullable Ordering ordering) {
@@ -44,7 +50,7 @@ final class RouteChecks {
 
     /** What is wrong with {@code d} as a duration of whole seconds, or null; a negative or zero one is left to the range checks. */
     static @Nullable String wholeSecondsProblem(Duration d) {
-        return d.getNano() != 0 ? "must be a whole number of seconds, got " + d + " (" + d.toMillis() + " ms)" : null;
+        return d.toNanosPart() != 0 ? "must be a whole number of seconds, got " + d + " (" + d.toMillis() + " ms)" : null;
     }
 
     /** What is wrong with {@code seconds} as a retry delay, or null: 1..{@value Route#MAX_RETRY_DELAY_SECONDS}. */

@@ -26,8 +26,8 @@ final class RouteTemplates {
      * delivery's unique key is event, job type and queue). Durations become the schema's seconds.
      */
     static DeliveryTemplate template(Route route) {
-        List<Integer> delays = route.retryDelays().stream().map(d -> Math.toIntExact(d.getSeconds())).toList();
-        int timeout = Math.toIntExact(route.deliveryTimeout().getSeconds());
+        List<Integer> delays = route.retryDelays().stream().map(d -> Math.toIntExact(d.toSeconds())).toList();
+        int timeout = Math.toIntExact(route.deliveryTimeout().toSeconds());
         if (route instanceof JobRoute job) {
             return new DeliveryTemplate(RouteKind.JOB, job.jobType(), job.queue(), null, null, delays, timeout, policy(route));
         }

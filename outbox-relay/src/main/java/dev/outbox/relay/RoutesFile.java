@@ -21,6 +21,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
@@ -188,7 +189,7 @@ public final class RoutesFile {
         }
         String destination = job ? text(at, node, "queue") : text(at, node, "exchange");
         refuse(at.field(job ? "queue" : "exchange"), job ? AmqpNames.queueProblem(destination) : AmqpNames.shortStringProblem(destination, false));
-        String routingKey = job ? null : text(at, node, "routingKey");
+        String routingKey = job ? "" : text(at, node, "routingKey"); // a job route has none
         if (!job) {
             refuse(at.field("routingKey"), AmqpNames.shortStringProblem(routingKey, true));
         }
@@ -200,7 +201,7 @@ public final class RoutesFile {
             return job ? Route.job(name, destination, delays, Duration.ofSeconds(timeout)).ordered(ordering)
                     : Route.publish(name, destination, routingKey, delays, Duration.ofSeconds(timeout)).ordered(ordering);
         } catch (IllegalArgumentException e) {
-            throw at.error(e.getMessage());
+            throw at.error(Objects.toString(e.getMessage(), e.toString()));
         }
     }
 
@@ -250,7 +251,7 @@ public final class RoutesFile {
         try {
             return RetrySchedule.exponentialSeconds(initial, factor.doubleValue(), cap, retries);
         } catch (IllegalArgumentException e) {
-            throw expAt.error(e.getMessage());
+            throw expAt.error(Objects.toString(e.getMessage(), e.toString()));
         }
     }
 
@@ -271,10 +272,10 @@ public final class RoutesFile {
     /** {@code ordered}: absent or {@code false} (unordered), {@code true} or {@code block}, or {@code skip}. */
     private static Ordering ordering(At at, JsonNode node) {
         JsonNode value = node.get("ordered");
-        if (value == null || value.isBoolean() && !value.booleanValue()) {
+        if (value == null || (value.isBoolean() && !value.booleanValue())) {
             return Ordering.UNORDERED;
         }
-        if (value.isBoolean() || value.isTextual() && value.textValue().equals("block")) {
+        if (value.isBoolean() || (value.isTextual() && value.textValue().equals("block"))) {
             return Ordering.BLOCK;
         }
         if (value.isTextual() && value.textValue().equals("skip")) {

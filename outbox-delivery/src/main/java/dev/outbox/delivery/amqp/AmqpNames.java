@@ -53,7 +53,7 @@ public final class AmqpNames {
     /** Like {@link #shortStringProblem}, for a queue: also refuses the broker's reserved names {@code amq.*}. */
     public static @Nullable String queueProblem(@Nullable String queue) {
         String problem = shortStringProblem(queue, false);
-        if (problem == null && queue.startsWith(RESERVED_QUEUE_PREFIX)) {
+        if (problem == null && queue != null && queue.startsWith(RESERVED_QUEUE_PREFIX)) {
             return "must not begin with '" + RESERVED_QUEUE_PREFIX + "' (reserved by the broker), got '" + LogText.of(queue) + "'";
         }
         return problem;

@@ -148,7 +148,7 @@ public final class TlsStores {
 
     private static boolean hasCertificate(KeyStore store) throws KeyStoreException {
         for (String alias : java.util.Collections.list(store.aliases())) {
-            if (store.isCertificateEntry(alias) || store.isKeyEntry(alias) && store.getCertificate(alias) != null) {
+            if (store.isCertificateEntry(alias) || (store.isKeyEntry(alias) && store.getCertificate(alias) != null)) {
                 return true;
             }
         }
