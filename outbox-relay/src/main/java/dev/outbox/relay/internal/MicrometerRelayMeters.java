@@ -200,7 +200,7 @@ public final class MicrometerRelayMeters implements RelayMeters {
     @Override
     public void queueDepth(String queue, long depth, int maxDepth) {
         QueueBackpressure b = backpressure(queue);
-        b.depth.set(depth);
+        b.depth.set((double) depth);
         b.maxDepth.set(maxDepth);
     }
 
@@ -259,7 +259,7 @@ public final class MicrometerRelayMeters implements RelayMeters {
             return;
         }
         readFailing = false;
-        unrouted.set(s.unrouted());
+        unrouted.set((double) s.unrouted());
         s.queues().keySet().forEach(this::queueGauges);
         queueGauges.forEach((queue, g) -> g.set(s.queues().get(queue)));
         s.failed().keySet().forEach(this::failedGauge);

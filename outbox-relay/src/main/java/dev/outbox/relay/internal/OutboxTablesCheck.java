@@ -26,6 +26,8 @@ public final class OutboxTablesCheck {
     private OutboxTablesCheck() {}
 
     /**
+     * Fails fast when the outbox tables are missing from {@code tables.schema()}.
+     *
      * @throws RelayException naming the schema and the missing tables, and that the migrations create them
      * @throws dev.outbox.relay.DatabaseUnavailableException when the database cannot be reached (a transient error)
      */
