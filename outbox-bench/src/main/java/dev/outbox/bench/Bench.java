@@ -125,7 +125,7 @@ public final class Bench {
     /** {@code OUTBOX_A=1,OUTBOX_B=2}: relay service settings; anything else stops the bench naming the option. */
     static Map<String, String> settings(String option, String text) {
         Map<String, String> settings = new LinkedHashMap<>();
-        for (String pair : text.split(",")) {
+        for (String pair : text.split(",", -1)) { // a trailing comma is an empty pair, refused
             int eq = pair.indexOf('=');
             if (eq < 1 || !pair.startsWith("OUTBOX_")) {
                 throw new IllegalArgumentException(option + ": expected OUTBOX_NAME=value[,OUTBOX_NAME=value], got '" + pair + "'");
@@ -954,7 +954,8 @@ public final class Bench {
         java.util.concurrent.ScheduledExecutorService scraper = registry == null ? null : Executors.newSingleThreadScheduledExecutor();
         if (registry != null) {
             builder.meterRegistry(registry);
-            scraper.scheduleAtFixedRate(registry::scrape, SCRAPE_SECONDS, SCRAPE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            // the scrape only loads the registry as Prometheus would; its result is not needed
+            var unused = scraper.scheduleAtFixedRate(registry::scrape, SCRAPE_SECONDS, SCRAPE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
         }
         Outbox outbox = builder.build();
         AtomicLong recorded = new AtomicLong();

@@ -114,7 +114,7 @@ final class ChildProcess implements AutoCloseable {
 
     /** utime + stime of a process's or a thread's {@code stat} line, in seconds (clock ticks of 1/100 s). */
     static double cpuSecondsOf(String stat) {
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ", -1);
         return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
     }
 

@@ -50,7 +50,8 @@ final class PgStatements implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        every.scheduleAtFixedRate(this::snapshot, WINDOW_SECONDS, WINDOW_SECONDS, TimeUnit.SECONDS);
+        // runs until close shuts the executor down
+        var unused = every.scheduleAtFixedRate(this::snapshot, WINDOW_SECONDS, WINDOW_SECONDS, TimeUnit.SECONDS);
     }
 
     /**

@@ -165,6 +165,7 @@ final class Reference implements AutoCloseable {
         }
     }
 
+    @SuppressWarnings("ArrayRecordComponent") // a message as it came, never compared or hashed
     private record Arrived(long tag, byte[] body) {}
 
     private void startConsumer() throws Exception {

@@ -23,7 +23,8 @@ final class Sampler implements AutoCloseable {
     Sampler(TestPostgres pg, List<ChildProcess> processes) {
         this.processes = List.copyOf(processes);
         this.backends = new BackendCpu(pg);
-        executor.scheduleAtFixedRate(this::sample, 0, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+        // runs until close shuts the executor down
+        var unused = executor.scheduleAtFixedRate(this::sample, 0, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /** Reads every process and the backends now. */
@@ -36,7 +37,8 @@ final class Sampler implements AutoCloseable {
 
     /** Runs {@code task} every {@code period} on the sampler's threads, until it is closed. */
     void every(Duration period, Runnable task) {
-        executor.scheduleAtFixedRate(task, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+        // runs until close shuts the executor down
+        var unused = executor.scheduleAtFixedRate(task, 0, period.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** The backends' CPU as read so far (readable after {@link #close}). */

@@ -98,7 +98,7 @@ public final class Demo {
             } else {
                 say("using the AMQP broker at " + redact(amqpUri));
             }
-            HikariDataSource dataSource = dataSource(jdbcUrl, user, password, schema);
+            HikariDataSource dataSource = dataSource(jdbcUrl, user, password);
             cleanup.add(0, dataSource);
             OutboxTables tables = OutboxTables.defaults().withSchema(schema);
             if (!"public".equals(schema)) {
@@ -172,7 +172,7 @@ public final class Demo {
             for (int t = 0; t < 4; t++) {
                 int thread = t;
                 futures.add(producers.submit(() -> {
-                    for (long id = thread + 1; id <= ORDERS; id += 4) {
+                    for (long id = thread + 1L; id <= ORDERS; id += 4) {
                         placeOrder(dsl, outbox, schema, id);
                     }
                     return null;
@@ -305,7 +305,7 @@ public final class Demo {
                 "");
     }
 
-    private static HikariDataSource dataSource(String url, String user, String password, String schema) {
+    private static HikariDataSource dataSource(String url, String user, String password) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername(user);

@@ -48,7 +48,7 @@ final class Commands {
         if (path == null) {
             return false;
         }
-        for (String dir : path.split(java.io.File.pathSeparator)) {
+        for (String dir : path.split(java.io.File.pathSeparator, -1)) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
                 return true;
             }

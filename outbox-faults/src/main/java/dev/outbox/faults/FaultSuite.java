@@ -232,7 +232,7 @@ public final class FaultSuite {
 
             Supervisor supervisor = new Supervisor(scenario.relays(), scenario.workers(), env, runDir.resolve("logs"));
             push(cleanup, supervisor);
-            supervisor.awaitReady(Duration.ofSeconds(120));
+            supervisor.awaitReady(Duration.ofMinutes(2));
             progress.printf("%d relay(s) and %d worker(s) ready%n", scenario.relays(), scenario.workers());
 
             CpuHogs hogs = push(cleanup, CpuHogs.start(scenario.cpuHogs()));

@@ -47,7 +47,7 @@ final class Supervisor implements AutoCloseable {
     private final Thread monitor;
     private volatile boolean supervising = true;
 
-    private final class Slot {
+    private static final class Slot {
         final String name;
         final Kind kind;
         int starts;
@@ -55,6 +55,7 @@ final class Supervisor implements AutoCloseable {
         Path log;
         long restartAtNanos;
 
+        @SuppressWarnings("NullAway.Init") // spawn sets process and log before a slot is used; a failed spawn throws
         Slot(String name, Kind kind) {
             this.name = name;
             this.kind = kind;

@@ -31,6 +31,7 @@ public final class Intercept {
     }
 
     /** One call of a proxy made by {@link #of}. */
+    @SuppressWarnings("ArrayRecordComponent") // the arguments as reflection passes them; a call is not compared
     public record Call<T>(T target, Method method, @Nullable Object @Nullable [] args) {
 
         /** The method's name. */

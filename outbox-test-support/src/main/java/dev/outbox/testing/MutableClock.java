@@ -6,15 +6,15 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /** A clock that tests move by hand. */
 public final class MutableClock extends Clock {
 
-    private final AtomicReference<Instant> now;
+    private final Object lock = new Object(); // not the clock itself: synchronized is not part of the API
+    private volatile Instant now; // written under lock
 
     public MutableClock(Instant start) {
-        this.now = new AtomicReference<>(start);
+        this.now = start;
     }
 
     /** Starts at the current time, so that rows it stamps sort with rows stamped by the system clock. */
@@ -23,7 +23,9 @@ public final class MutableClock extends Clock {
     }
 
     public void advance(Duration by) {
-        now.updateAndGet(t -> t.plus(by));
+        synchronized (lock) {
+            now = now.plus(by);
+        }
     }
 
     @Override
@@ -38,6 +40,6 @@ public final class MutableClock extends Clock {
 
     @Override
     public Instant instant() {
-        return now.get();
+        return now;
     }
 }

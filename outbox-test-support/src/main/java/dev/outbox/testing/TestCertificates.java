@@ -18,6 +18,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A certificate authority and the certificates the TLS tests need, made once per test JVM with the
@@ -34,7 +35,7 @@ public final class TestCertificates {
 
     public static final String PASSWORD = "changeit-7";
 
-    private static TestCertificates instance;
+    private static @Nullable TestCertificates instance;
 
     private final Path dir;
 
@@ -43,17 +44,17 @@ public final class TestCertificates {
     }
 
     public static synchronized TestCertificates get() {
-        if (instance == null) {
+        TestCertificates made = instance;
+        if (made == null) {
             try {
-                Path dir = Files.createTempDirectory("outbox-tls-");
-                TestCertificates made = new TestCertificates(dir);
+                made = new TestCertificates(Files.createTempDirectory("outbox-tls-"));
                 made.make();
                 instance = made;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
         }
-        return instance;
+        return made;
     }
 
     public Path caPem() {

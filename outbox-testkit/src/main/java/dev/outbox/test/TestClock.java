@@ -8,7 +8,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A clock a test moves forward by hand, for {@link OutboxTestKit.Builder#clock(Clock)}: a retry
@@ -17,10 +16,11 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class TestClock extends Clock {
 
-    private final AtomicReference<Instant> now;
+    private final Object lock = new Object(); // not the clock itself: synchronized is not part of the API
+    private volatile Instant now; // written under lock
 
     private TestClock(Instant start) {
-        this.now = new AtomicReference<>(Objects.requireNonNull(start, "start"));
+        this.now = Objects.requireNonNull(start, "start");
     }
 
     /** Starts at the current time (to the microsecond, as PostgreSQL stores it), beside rows stamped by the system clock. */
@@ -44,7 +44,9 @@ public final class TestClock extends Clock {
             throw new IllegalArgumentException("duration must not be negative, got " + duration);
         }
         DurationLimits.atMostMax("TestClock.advance's duration", duration);
-        now.updateAndGet(t -> t.plus(duration));
+        synchronized (lock) {
+            now = now.plus(duration);
+        }
     }
 
     @Override
@@ -59,6 +61,6 @@ public final class TestClock extends Clock {
 
     @Override
     public Instant instant() {
-        return now.get();
+        return now;
     }
 }

@@ -137,7 +137,8 @@ final class HttpEndpoint implements AutoCloseable {
                 handler.handle(exchange);
             }
         });
-        watch.scheduleWithFixedDelay(this::sample, 0, 1, TimeUnit.SECONDS);
+        // runs until close; if sampling ever stopped, /live would report the relay stalled
+        var unused = watch.scheduleWithFixedDelay(this::sample, 0, 1, TimeUnit.SECONDS);
         server.start();
         log.info("HTTP endpoint on http://{}:{} (/metrics, /health/live, /health/ready)", hostText(host),
                 server.getAddress().getPort());

@@ -16,8 +16,10 @@ import dev.outbox.relay.QueueType;
 import dev.outbox.relay.RelayException;
 import dev.outbox.relay.RelayLoggers;
 import dev.outbox.relay.Routes;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.net.InetAddress;
+import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -71,7 +73,8 @@ public final class RelayCommand implements Callable<Integer> {
         // a library thread's stack trace would print external messages (and many lines): its classes only
         Thread.setDefaultUncaughtExceptionHandler((thread, e) ->
                 System.err.println("outbox-relay: uncaught " + describe(e) + " in thread " + ServiceSettings.shown(thread.getName(), 80)));
-        System.exit(run(args, System.getenv(), new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        System.exit(run(args, System.getenv(), new PrintWriter(new OutputStreamWriter(System.out, Charset.defaultCharset()), true),
+                new PrintWriter(new OutputStreamWriter(System.err, Charset.defaultCharset()), true)));
     }
 
     /** Runs the command line and returns the exit code. */

@@ -36,7 +36,8 @@ final class RetentionLoop implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        scheduler.scheduleWithFixedDelay(() -> round(admin, retention), 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        // runs until close; round catches and logs its own failures
+        var unused = scheduler.scheduleWithFixedDelay(() -> round(admin, retention), 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     static RetentionLoop start(ServiceSettings s, Retention retention, Duration interval) {

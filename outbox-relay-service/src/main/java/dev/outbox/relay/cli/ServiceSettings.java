@@ -442,18 +442,19 @@ final class ServiceSettings {
 
     OutboxTables tables() {
         OutboxTables tables = OutboxTables.defaults();
-        tables = name(tables, SCHEMA, t -> t.withSchema(get(SCHEMA)));
-        tables = name(tables, EVENTS_TABLE, t -> t.withEvents(get(EVENTS_TABLE)));
-        tables = name(tables, DELIVERIES_TABLE, t -> t.withDeliveries(get(DELIVERIES_TABLE)));
+        tables = name(tables, SCHEMA, OutboxTables::withSchema);
+        tables = name(tables, EVENTS_TABLE, OutboxTables::withEvents);
+        tables = name(tables, DELIVERIES_TABLE, OutboxTables::withDeliveries);
         return tables;
     }
 
-    private OutboxTables name(OutboxTables tables, String key, java.util.function.UnaryOperator<OutboxTables> change) {
-        if (get(key) == null) {
+    private OutboxTables name(OutboxTables tables, String key, java.util.function.BiFunction<OutboxTables, String, OutboxTables> change) {
+        String value = get(key);
+        if (value == null) {
             return tables;
         }
         try {
-            return change.apply(tables);
+            return change.apply(tables, value);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(key, "must be a lower-case identifier [a-z_][a-z0-9_]* (at most 63 characters for a schema, 40 for a table)"
                     + " and the table names must differ");

@@ -43,7 +43,7 @@ final class Signals {
                 signal.getMethod("handle", signal, handler).invoke(null, signal.getConstructor(String.class).newInstance(name), onSignal);
             } catch (InvocationTargetException e) {
                 // IllegalArgumentException: the JVM handles this signal itself (e.g. SIGINT under -Xrs)
-                log.debug("cannot handle SIG{} here ({})", name, e.getCause().getClass().getSimpleName());
+                log.debug("cannot handle SIG{} here ({})", name, String.valueOf(e.getCause()));
             } catch (ReflectiveOperationException e) {
                 log.debug("cannot handle SIG{} here ({})", name, e.getClass().getSimpleName());
             }

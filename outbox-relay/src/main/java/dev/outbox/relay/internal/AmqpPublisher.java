@@ -140,9 +140,9 @@ final class AmqpPublisher implements AutoCloseable {
         List<Published> result = new ArrayList<>(dispatches.size());
         boolean lost = connection == null || !connection.isOpen(); // a failed check may be the loss of the connection
         for (Claimed d : dispatches) {
-            if (d.kind() == RouteKind.JOB && !destinations.get("q:" + d.queue())) {
+            if (d.kind() == RouteKind.JOB && !Boolean.TRUE.equals(destinations.get("q:" + d.queue()))) {
                 result.add(Published.failed(d, lost ? Published.NOT_SENT : Published.QUEUE_DECLARE_FAILED));
-            } else if (d.kind() == RouteKind.PUBLISH && !destinations.get("x:" + (d.exchange() == null ? "" : d.exchange()))) {
+            } else if (d.kind() == RouteKind.PUBLISH && !Boolean.TRUE.equals(destinations.get("x:" + (d.exchange() == null ? "" : d.exchange())))) {
                 result.add(Published.failed(d, lost ? Published.NOT_SENT : Published.NO_EXCHANGE));
             } else {
                 result.add(publishOne(d));

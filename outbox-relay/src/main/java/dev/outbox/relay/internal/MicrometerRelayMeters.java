@@ -82,7 +82,8 @@ public final class MicrometerRelayMeters implements RelayMeters {
             t.setDaemon(true);
             return t;
         });
-        reader.scheduleWithFixedDelay(this::readGauges, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        // runs until close; readGauges catches and logs its own failures
+        var unused = reader.scheduleWithFixedDelay(this::readGauges, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -152,6 +153,7 @@ public final class MicrometerRelayMeters implements RelayMeters {
                     .register(registry);
         }
 
+        @SuppressWarnings("EnumOrdinal") // an array by kind, read without a lock on the confirm path (an EnumMap is not safe to share)
         Counter counter(RouteKind kind) {
             Counter c = byKind[kind.ordinal()];
             if (c == null) { // a benign race: the registry returns the one counter of these tags either way

@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -303,7 +304,7 @@ public final class RelayEngine implements AutoCloseable {
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
-                    Throwable cause = e.getCause();
+                    Throwable cause = Objects.requireNonNullElse(e.getCause(), e);
                     if (cause instanceof RuntimeException r) {
                         throw r;
                     }
@@ -459,10 +460,10 @@ public final class RelayEngine implements AutoCloseable {
                     }
                     awaitWork(followUps, stopped);
                 } catch (DatabaseUnavailableException e) {
-                    Wakeups.pause(database.failed(e.getMessage()), stopped);
+                    Wakeups.pause(database.failed(String.valueOf(e.getMessage())), stopped);
                 } catch (BrokerUnavailableException e) {
                     answered(database); // the pass routed before it needed the broker
-                    Wakeups.pause(broker.failed(e.getMessage()), stopped);
+                    Wakeups.pause(broker.failed(String.valueOf(e.getMessage())), stopped);
                 }
             }
         } catch (InterruptedException e) {

@@ -99,6 +99,7 @@ final class OtelJobTracing implements JobTracer {
                 .setAttribute("outbox.job.type", job.jobType())
                 .setAttribute("outbox.attempt", (long) job.attempt())
                 .startSpan();
+        @SuppressWarnings("MustBeClosedChecker") // the returned end closes the scope, on the thread that opened it
         Scope scope = span.makeCurrent();
         SpanContext ids = span.getSpanContext();
         boolean valid = ids.isValid();

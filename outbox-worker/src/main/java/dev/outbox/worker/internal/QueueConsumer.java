@@ -87,6 +87,7 @@ final class QueueConsumer {
         this.lookups.setDaemon(true);
     }
 
+    @SuppressWarnings("ArrayRecordComponent") // a message as it came, never compared or hashed
     private record Incoming(byte[] body, Settlement settlement) {}
 
     /**

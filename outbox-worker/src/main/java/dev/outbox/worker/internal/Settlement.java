@@ -4,7 +4,6 @@ import dev.outbox.worker.WorkerLoggers;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +51,7 @@ final class Settlement {
 
     /** Acknowledges a group whose outcomes are committed, with one multiple ack per channel where the order allows. */
     static void ackAll(List<Settlement> group) {
-        Map<ChannelAcks, List<Long>> byChannel = new IdentityHashMap<>();
+        IdentityHashMap<ChannelAcks, List<Long>> byChannel = new IdentityHashMap<>();
         for (Settlement s : group) {
             if (s.settled.compareAndSet(false, true)) {
                 byChannel.computeIfAbsent(s.acks, k -> new ArrayList<>()).add(s.deliveryTag);

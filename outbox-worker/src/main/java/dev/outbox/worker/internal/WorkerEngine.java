@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Objects;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -109,7 +110,7 @@ public final class WorkerEngine {
             throw new OutboxException("the worker was closed while it waited for the broker at start-up", e);
         } catch (Exception e) {
             close();
-            Throwable cause = e instanceof UncheckedIOException u ? u.getCause() : e;
+            Throwable cause = e instanceof UncheckedIOException u ? Objects.requireNonNullElse(u.getCause(), u) : e;
             TlsRefusal tls = TlsRefusal.of(cause);
             throw new OutboxException("the worker could not start consuming (" + cause.getClass().getName() + (tls == null ? ""
                     : ": TLS: " + tls.text() + "; check the trust store of the connection factory and the host it connects to") + ")", cause);

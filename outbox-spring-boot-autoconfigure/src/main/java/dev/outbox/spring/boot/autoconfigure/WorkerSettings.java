@@ -69,12 +69,12 @@ final class WorkerSettings {
     static QueueSettings queueSettings(OutboxProperties.Worker settings, String queue) {
         OutboxProperties.Queue own = settings.getQueues().get(queue);
         String ownPrefix = queueProperty(queue) + ".";
-        boolean ownConcurrency = own != null && own.getConcurrency() != null;
-        boolean ownPrefetch = own != null && own.getPrefetch() != null;
-        String concurrencyProperty = ownConcurrency ? ownPrefix + "concurrency" : "outbox.worker.concurrency";
-        String prefetchProperty = ownPrefetch ? ownPrefix + "prefetch" : "outbox.worker.prefetch";
-        int concurrency = ownConcurrency ? own.getConcurrency() : settings.getConcurrency();
-        int prefetch = ownPrefetch ? own.getPrefetch() : settings.getPrefetch();
+        Integer ownConcurrency = own == null ? null : own.getConcurrency();
+        Integer ownPrefetch = own == null ? null : own.getPrefetch();
+        String concurrencyProperty = ownConcurrency != null ? ownPrefix + "concurrency" : "outbox.worker.concurrency";
+        String prefetchProperty = ownPrefetch != null ? ownPrefix + "prefetch" : "outbox.worker.prefetch";
+        int concurrency = ownConcurrency != null ? ownConcurrency : settings.getConcurrency();
+        int prefetch = ownPrefetch != null ? ownPrefetch : settings.getPrefetch();
         try {
             return QueueSettings.of(concurrency, prefetch);
         } catch (IllegalArgumentException e) {
