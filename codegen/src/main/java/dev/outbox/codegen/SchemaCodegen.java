@@ -1,14 +1,13 @@
 package dev.outbox.codegen;
 
+import dev.outbox.flyway.OutboxMigrations;
+import dev.outbox.flyway.OutboxTables;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.UUID;
-import dev.outbox.flyway.OutboxMigrations;
-import dev.outbox.flyway.OutboxTables;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.jooq.codegen.GenerationTool;
 import org.jooq.meta.jaxb.Configuration;
 import org.jooq.meta.jaxb.Database;
@@ -16,6 +15,7 @@ import org.jooq.meta.jaxb.Generate;
 import org.jooq.meta.jaxb.Generator;
 import org.jooq.meta.jaxb.Jdbc;
 import org.jooq.meta.jaxb.Target;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Generates the typed jOOQ tables of the outbox schema at build time.
@@ -67,13 +67,15 @@ public final class SchemaCodegen {
         try {
             return start.start();
         } catch (Exception | LinkageError e) {
-            throw new IllegalStateException(noEmbeddedServer(System.getProperty("os.name"), System.getProperty("os.arch"), e), e);
+            throw new IllegalStateException(
+                    noEmbeddedServer(System.getProperty("os.name"), System.getProperty("os.arch"), e), e);
         }
     }
 
     static String noEmbeddedServer(String osName, String osArch, Throwable cause) {
         return "the jOOQ codegen could not start an embedded PostgreSQL on " + osName + "/" + osArch + " ("
-                + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); embedded binaries are chosen by profile"
+                + cause.getClass().getSimpleName() + ": " + cause.getMessage()
+                + "); embedded binaries are chosen by profile"
                 + " for linux and macOS on amd64 and arm64 only. Point the build at a PostgreSQL server instead:"
                 + " OUTBOX_CODEGEN_JDBC_URL=jdbc:postgresql://host:5432/db (+ OUTBOX_CODEGEN_JDBC_USER,"
                 + " OUTBOX_CODEGEN_JDBC_PASSWORD); the codegen works in a throw-away schema there";
@@ -83,20 +85,22 @@ public final class SchemaCodegen {
     private static void generateOnServer(String url, String user, String password, Path output, String packageName)
             throws Exception {
         String schema = "outbox_codegen_" + UUID.randomUUID().toString().replace("-", "");
-        try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url, user, password);
+                Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA " + schema);
         }
         try {
             generate(url, user, password, schema, output, packageName);
         } finally {
-            try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement()) {
+            try (Connection c = DriverManager.getConnection(url, user, password);
+                    Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA " + schema + " CASCADE");
             }
         }
     }
 
-    private static void generate(String url, String user, String password, String schema, Path output,
-            String packageName) throws Exception {
+    private static void generate(
+            String url, String user, String password, String schema, Path output, String packageName) throws Exception {
         OutboxTables tables = OutboxTables.defaults().withSchema(schema);
         PGSimpleDataSource dataSource = new PGSimpleDataSource();
         dataSource.setUrl(url);
@@ -105,13 +109,18 @@ public final class SchemaCodegen {
         OutboxMigrations.migrate(dataSource, tables);
         OutboxMigrations.migrateInbox(dataSource, tables);
         Configuration configuration = new Configuration()
-                .withJdbc(new Jdbc().withDriver("org.postgresql.Driver").withUrl(url).withUser(user).withPassword(password))
+                .withJdbc(new Jdbc()
+                        .withDriver("org.postgresql.Driver")
+                        .withUrl(url)
+                        .withUser(user)
+                        .withPassword(password))
                 .withGenerator(new Generator()
                         .withDatabase(new Database()
                                 .withName("org.jooq.meta.postgres.PostgresDatabase")
                                 .withInputSchema(schema)
                                 .withOutputSchema(SOURCE_SCHEMA)
-                                .withIncludes("outbox_events|outbox_events_keys|outbox_deliveries|outbox_inbox|outbox_delivery_status|outbox_route_kind")
+                                .withIncludes(
+                                        "outbox_events|outbox_events_keys|outbox_deliveries|outbox_inbox|outbox_delivery_status|outbox_route_kind")
                                 .withExcludes(".*flyway_history"))
                         .withGenerate(new Generate()
                                 .withRecords(true)
@@ -121,7 +130,10 @@ public final class SchemaCodegen {
                                 .withJavaTimeTypes(true)
                                 .withGeneratedAnnotation(false)
                                 .withComments(true))
-                        .withTarget(new Target().withPackageName(packageName).withDirectory(output.toString()).withClean(true)));
+                        .withTarget(new Target()
+                                .withPackageName(packageName)
+                                .withDirectory(output.toString())
+                                .withClean(true)));
         GenerationTool.generate(configuration);
     }
 

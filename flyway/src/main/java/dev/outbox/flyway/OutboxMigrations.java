@@ -68,10 +68,12 @@ public final class OutboxMigrations {
      * Sets location, placeholders (of the tables and the roles), schema and history table of the
      * roles script on {@code configuration}: for applications that drive Flyway themselves.
      */
-    public static FluentConfiguration configureRoles(FluentConfiguration configuration, OutboxTables tables, OutboxRoles roles) {
+    public static FluentConfiguration configureRoles(
+            FluentConfiguration configuration, OutboxTables tables, OutboxRoles roles) {
         Map<String, String> placeholders = new LinkedHashMap<>(tables.placeholders());
         placeholders.putAll(roles.placeholders());
-        return configure(configuration, tables, ROLES_LOCATION, ROLES_HISTORY_TABLE).placeholders(placeholders);
+        return configure(configuration, tables, ROLES_LOCATION, ROLES_HISTORY_TABLE)
+                .placeholders(placeholders);
     }
 
     /**
@@ -83,7 +85,9 @@ public final class OutboxMigrations {
      * and it leaves each role with exactly its grants.
      */
     public static MigrateResult migrateRoles(DataSource dataSource, OutboxTables tables, OutboxRoles roles) {
-        return configureRoles(Flyway.configure().dataSource(dataSource), tables, roles).load().migrate();
+        return configureRoles(Flyway.configure().dataSource(dataSource), tables, roles)
+                .load()
+                .migrate();
     }
 
     /**
@@ -93,7 +97,8 @@ public final class OutboxMigrations {
      *     the class comment), before anything is changed
      */
     public static MigrateResult migrate(DataSource dataSource, OutboxTables tables) {
-        Flyway flyway = configure(Flyway.configure().dataSource(dataSource), tables).load();
+        Flyway flyway =
+                configure(Flyway.configure().dataSource(dataSource), tables).load();
         refuseASecondSet(flyway, dataSource, tables, HISTORY_TABLE, List.of(tables.events(), tables.deliveries()));
         return flyway.migrate();
     }
@@ -104,7 +109,8 @@ public final class OutboxMigrations {
      * @throws IllegalStateException when the schema already holds another inbox table, before anything is changed
      */
     public static MigrateResult migrateInbox(DataSource dataSource, OutboxTables tables) {
-        Flyway flyway = configureInbox(Flyway.configure().dataSource(dataSource), tables).load();
+        Flyway flyway = configureInbox(Flyway.configure().dataSource(dataSource), tables)
+                .load();
         refuseASecondSet(flyway, dataSource, tables, INBOX_HISTORY_TABLE, List.of(tables.inbox()));
         return flyway.migrate();
     }
@@ -114,10 +120,12 @@ public final class OutboxMigrations {
      * the tables of {@code tables} are not there, they were run for other names, and Flyway would
      * report success and create nothing.
      */
-    private static void refuseASecondSet(Flyway flyway, DataSource dataSource, OutboxTables tables, String historyTable,
-            List<String> expected) {
+    private static void refuseASecondSet(
+            Flyway flyway, DataSource dataSource, OutboxTables tables, String historyTable, List<String> expected) {
         boolean applied = Arrays.stream(flyway.info().applied())
-                .anyMatch(m -> !m.getType().isBaseline() && m.getState().isApplied() && !m.getState().isFailed());
+                .anyMatch(m -> !m.getType().isBaseline()
+                        && m.getState().isApplied()
+                        && !m.getState().isFailed());
         if (!applied) {
             return;
         }
@@ -132,18 +140,22 @@ public final class OutboxMigrations {
                 }
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot read the tables of schema '" + tables.schema() + "' (" + e.getClass().getSimpleName() + ")", e);
+            throw new IllegalStateException(
+                    "cannot read the tables of schema '" + tables.schema() + "' ("
+                            + e.getClass().getSimpleName() + ")",
+                    e);
         }
         if (!missing.isEmpty()) {
-            throw new IllegalStateException("schema '" + tables.schema() + "' holds another set of outbox tables (its history table "
-                    + historyTable + " records the migrations as applied) but not " + String.join(", ", missing)
-                    + ": one schema holds one set of outbox tables; give these names a schema of their own (OutboxTables.withSchema),"
-                    + " or use the names of the set already there");
+            throw new IllegalStateException(
+                    "schema '" + tables.schema() + "' holds another set of outbox tables (its history table "
+                            + historyTable + " records the migrations as applied) but not " + String.join(", ", missing)
+                            + ": one schema holds one set of outbox tables; give these names a schema of their own (OutboxTables.withSchema),"
+                            + " or use the names of the set already there");
         }
     }
 
-    private static FluentConfiguration configure(FluentConfiguration configuration, OutboxTables tables,
-            String location, String historyTable) {
+    private static FluentConfiguration configure(
+            FluentConfiguration configuration, OutboxTables tables, String location, String historyTable) {
         return configuration
                 .locations(location)
                 .schemas(tables.schema())

@@ -36,6 +36,7 @@ public record OutboxRoles(String application, String relay, String worker, Strin
 
     /** Placeholder names used by the roles script, e.g. {@code ${outbox_relay_role}}. */
     public static final String APPLICATION_PLACEHOLDER = "outbox_application_role";
+
     public static final String RELAY_PLACEHOLDER = "outbox_relay_role";
     public static final String WORKER_PLACEHOLDER = "outbox_worker_role";
     public static final String OPERATOR_PLACEHOLDER = "outbox_operator_role";
@@ -49,8 +50,9 @@ public record OutboxRoles(String application, String relay, String worker, Strin
         check("worker", worker);
         check("operator", operator);
         if (List.of(application, relay, worker, operator).stream().distinct().count() < 4) {
-            throw new IllegalArgumentException("OutboxRoles: application, relay, worker and operator must be four different roles, got "
-                    + application + ", " + relay + ", " + worker + ", " + operator);
+            throw new IllegalArgumentException(
+                    "OutboxRoles: application, relay, worker and operator must be four different roles, got "
+                            + application + ", " + relay + ", " + worker + ", " + operator);
         }
     }
 
@@ -74,8 +76,9 @@ public record OutboxRoles(String application, String relay, String worker, Strin
             throw new IllegalArgumentException("OutboxRoles." + field + " must not be null");
         }
         if (value.length() > MAX_LENGTH || !IDENTIFIER.matcher(value).matches() || value.startsWith("pg_")) {
-            throw new IllegalArgumentException("OutboxRoles." + field + " must be a lower-case identifier [a-z_][a-z0-9_]* of at most "
-                    + MAX_LENGTH + " characters, not starting with pg_, got " + RefusedNames.shown(value));
+            throw new IllegalArgumentException(
+                    "OutboxRoles." + field + " must be a lower-case identifier [a-z_][a-z0-9_]* of at most "
+                            + MAX_LENGTH + " characters, not starting with pg_, got " + RefusedNames.shown(value));
         }
     }
 }

@@ -31,6 +31,7 @@ public record OutboxTables(String schema, String events, String deliveries, Stri
 
     /** Placeholder names used by the migrations, e.g. {@code ${outbox_events}}. */
     public static final String SCHEMA_PLACEHOLDER = "outbox_schema";
+
     public static final String EVENTS_PLACEHOLDER = "outbox_events";
     public static final String DELIVERIES_PLACEHOLDER = "outbox_deliveries";
     public static final String INBOX_PLACEHOLDER = "outbox_inbox";
@@ -48,12 +49,14 @@ public record OutboxTables(String schema, String events, String deliveries, Stri
         check("deliveries", deliveries, MAX_TABLE_LENGTH);
         check("inbox", inbox, MAX_TABLE_LENGTH);
         if (events.equals(deliveries) || events.equals(inbox) || deliveries.equals(inbox)) {
-            throw new IllegalArgumentException("OutboxTables: events, deliveries and inbox must be three different names, got "
-                    + events + ", " + deliveries + ", " + inbox);
+            throw new IllegalArgumentException(
+                    "OutboxTables: events, deliveries and inbox must be three different names, got " + events + ", "
+                            + deliveries + ", " + inbox);
         }
         if ((events + KEYS_SUFFIX).equals(deliveries) || (events + KEYS_SUFFIX).equals(inbox)) {
-            throw new IllegalArgumentException("OutboxTables: " + events + KEYS_SUFFIX + " is the ordering keys' table of events " + events
-                    + "; deliveries and inbox need other names, got " + deliveries + ", " + inbox);
+            throw new IllegalArgumentException(
+                    "OutboxTables: " + events + KEYS_SUFFIX + " is the ordering keys' table of events " + events
+                            + "; deliveries and inbox need other names, got " + deliveries + ", " + inbox);
         }
     }
 
@@ -98,8 +101,9 @@ public record OutboxTables(String schema, String events, String deliveries, Stri
             throw new IllegalArgumentException("OutboxTables." + field + " must not be null");
         }
         if (value.length() > maxLength || !IDENTIFIER.matcher(value).matches()) {
-            throw new IllegalArgumentException("OutboxTables." + field + " must be a lower-case identifier [a-z_][a-z0-9_]* of at most "
-                    + maxLength + " characters, got " + RefusedNames.shown(value));
+            throw new IllegalArgumentException(
+                    "OutboxTables." + field + " must be a lower-case identifier [a-z_][a-z0-9_]* of at most "
+                            + maxLength + " characters, got " + RefusedNames.shown(value));
         }
     }
 }

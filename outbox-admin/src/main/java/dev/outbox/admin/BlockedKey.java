@@ -16,5 +16,12 @@ import java.util.UUID;
  * @param failureReason why the head failed (a safe code)
  * @param failedAt when the head failed: the key has been blocked since
  */
-public record BlockedKey(String jobType, String queue, String orderingKey, UUID deliveryId, UUID eventId, String eventType,
-        String failureReason, Instant failedAt) {}
+public record BlockedKey(
+        String jobType,
+        String queue,
+        String orderingKey,
+        UUID deliveryId,
+        UUID eventId,
+        String eventType,
+        String failureReason,
+        Instant failedAt) {}

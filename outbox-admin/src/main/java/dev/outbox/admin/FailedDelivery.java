@@ -11,8 +11,18 @@ import org.jspecify.annotations.Nullable;
  * @param exchange the exchange of a publish route, null for a job route
  * @param routingKey the routing key of a publish route, null for a job route
  */
-public record FailedDelivery(UUID id, UUID eventId, String eventType, String jobType, String queue, @Nullable String exchange,
-        @Nullable String routingKey, int attempts, String failureReason, Instant failedAt, Instant createdAt) {
+public record FailedDelivery(
+        UUID id,
+        UUID eventId,
+        String eventType,
+        String jobType,
+        String queue,
+        @Nullable String exchange,
+        @Nullable String routingKey,
+        int attempts,
+        String failureReason,
+        Instant failedAt,
+        Instant createdAt) {
 
     /** Where the next page after this delivery starts. */
     public FailedPage.Cursor cursor() {

@@ -25,12 +25,20 @@ import org.jspecify.annotations.Nullable;
  * @param deliveryIds only these deliveries (empty: any)
  * @param eventIds only deliveries of these events (empty: any)
  */
-public record FailedFilter(@Nullable String queue, @Nullable String exchange, @Nullable String jobType,
-        @Nullable String eventType, @Nullable String reason, @Nullable Instant failedBefore, @Nullable Instant failedAfter,
-        Set<UUID> deliveryIds, Set<UUID> eventIds) {
+public record FailedFilter(
+        @Nullable String queue,
+        @Nullable String exchange,
+        @Nullable String jobType,
+        @Nullable String eventType,
+        @Nullable String reason,
+        @Nullable Instant failedBefore,
+        @Nullable Instant failedAfter,
+        Set<UUID> deliveryIds,
+        Set<UUID> eventIds) {
 
     private static final Pattern REASON = Pattern.compile("[a-z][a-z0-9_]{0,63}");
-    private static final FailedFilter ALL = new FailedFilter(null, null, null, null, null, null, null, Set.of(), Set.of());
+    private static final FailedFilter ALL =
+            new FailedFilter(null, null, null, null, null, null, null, Set.of(), Set.of());
 
     public FailedFilter {
         queue = text("queue", queue);
@@ -38,11 +46,13 @@ public record FailedFilter(@Nullable String queue, @Nullable String exchange, @N
         jobType = text("job type", jobType);
         eventType = text("event type", eventType);
         if (reason != null && !REASON.matcher(reason).matches()) {
-            throw new IllegalArgumentException("failure reason must be a code like timeout or job_failed ([a-z][a-z0-9_]*), got '"
-                    + LogText.of(reason) + "'");
+            throw new IllegalArgumentException(
+                    "failure reason must be a code like timeout or job_failed ([a-z][a-z0-9_]*), got '"
+                            + LogText.of(reason) + "'");
         }
         if (failedBefore != null && failedAfter != null && !failedAfter.isBefore(failedBefore)) {
-            throw new IllegalArgumentException("failed-after (" + failedAfter + ") must be before failed-before (" + failedBefore + ")");
+            throw new IllegalArgumentException(
+                    "failed-after (" + failedAfter + ") must be before failed-before (" + failedBefore + ")");
         }
         deliveryIds = Set.copyOf(deliveryIds);
         eventIds = Set.copyOf(eventIds);
@@ -67,39 +77,48 @@ public record FailedFilter(@Nullable String queue, @Nullable String exchange, @N
     }
 
     public FailedFilter queue(@Nullable String queue) {
-        return new FailedFilter(queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
+        return new FailedFilter(
+                queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
     }
 
     public FailedFilter exchange(@Nullable String exchange) {
-        return new FailedFilter(queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
+        return new FailedFilter(
+                queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
     }
 
     public FailedFilter jobType(@Nullable String jobType) {
-        return new FailedFilter(queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
+        return new FailedFilter(
+                queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
     }
 
     public FailedFilter eventType(@Nullable String eventType) {
-        return new FailedFilter(queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
+        return new FailedFilter(
+                queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
     }
 
     public FailedFilter reason(@Nullable String reason) {
-        return new FailedFilter(queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
+        return new FailedFilter(
+                queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
     }
 
     public FailedFilter failedBefore(@Nullable Instant failedBefore) {
-        return new FailedFilter(queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
+        return new FailedFilter(
+                queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
     }
 
     public FailedFilter failedAfter(@Nullable Instant failedAfter) {
-        return new FailedFilter(queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
+        return new FailedFilter(
+                queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
     }
 
     public FailedFilter deliveryIds(Set<UUID> deliveryIds) {
-        return new FailedFilter(queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
+        return new FailedFilter(
+                queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
     }
 
     public FailedFilter eventIds(Set<UUID> eventIds) {
-        return new FailedFilter(queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
+        return new FailedFilter(
+                queue, exchange, jobType, eventType, reason, failedBefore, failedAfter, deliveryIds, eventIds);
     }
 
     private static @Nullable String text(String what, @Nullable String value) {

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * @param deliveries the page
  * @param next where the next page starts, or null when this page is the last
  */
-public record FailedPage(List<FailedDelivery> deliveries, @Nullable Cursor next) {
+public record FailedPage(
+        List<FailedDelivery> deliveries, @Nullable Cursor next) {
 
     public FailedPage {
         deliveries = List.copyOf(deliveries);
@@ -33,14 +34,17 @@ public record FailedPage(List<FailedDelivery> deliveries, @Nullable Cursor next)
         public static Cursor parse(String text) {
             int slash = text.indexOf('/');
             if (slash < 0) {
-                throw new IllegalArgumentException("a page cursor is FAILED_AT/DELIVERY_ID as printed after a page, got '"
-                        + LogText.of(text) + "'");
+                throw new IllegalArgumentException(
+                        "a page cursor is FAILED_AT/DELIVERY_ID as printed after a page, got '" + LogText.of(text)
+                                + "'");
             }
             try {
                 return new Cursor(Instant.parse(text.substring(0, slash)), UUID.fromString(text.substring(slash + 1)));
             } catch (DateTimeParseException | IllegalArgumentException e) {
-                throw new IllegalArgumentException("a page cursor is FAILED_AT/DELIVERY_ID as printed after a page, got '"
-                        + LogText.of(text) + "'", e);
+                throw new IllegalArgumentException(
+                        "a page cursor is FAILED_AT/DELIVERY_ID as printed after a page, got '" + LogText.of(text)
+                                + "'",
+                        e);
             }
         }
 

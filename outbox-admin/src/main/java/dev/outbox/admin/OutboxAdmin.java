@@ -86,7 +86,8 @@ public final class OutboxAdmin {
     private final int batchSize;
     private final @Nullable String notifyChannel;
 
-    private OutboxAdmin(DataSource dataSource, OutboxTables tables, Clock clock, int batchSize, @Nullable String notifyChannel) {
+    private OutboxAdmin(
+            DataSource dataSource, OutboxTables tables, Clock clock, int batchSize, @Nullable String notifyChannel) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.tables = Objects.requireNonNull(tables, "tables");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -107,7 +108,8 @@ public final class OutboxAdmin {
     /** The same admin with requeues and removals in batches of {@code size} (1..100,000). */
     public OutboxAdmin withBatchSize(int size) {
         if (size < 1 || size > Retention.MAX_BATCH_SIZE) {
-            throw new IllegalArgumentException("batch size must be from 1 to " + Retention.MAX_BATCH_SIZE + ", got " + size);
+            throw new IllegalArgumentException(
+                    "batch size must be from 1 to " + Retention.MAX_BATCH_SIZE + ", got " + size);
         }
         return new OutboxAdmin(dataSource, tables, clock, size, notifyChannel);
     }
@@ -120,7 +122,8 @@ public final class OutboxAdmin {
      */
     public OutboxAdmin withNotifyChannel(String channel) {
         if (channel == null || !NotifyChannels.isValid(channel)) {
-            throw new IllegalArgumentException("notifyChannel must be " + NotifyChannels.RULE + ", got '" + LogText.of(channel) + "'");
+            throw new IllegalArgumentException(
+                    "notifyChannel must be " + NotifyChannels.RULE + ", got '" + LogText.of(channel) + "'");
         }
         return new OutboxAdmin(dataSource, tables, clock, batchSize, channel);
     }
@@ -138,7 +141,8 @@ public final class OutboxAdmin {
     /** Wakes the listening relays when {@code changed} is not empty; the NOTIFY goes out when {@code ctx}'s transaction commits. */
     private Set<UUID> wakingRelays(DSLContext ctx, Set<UUID> changed) {
         if (notifyChannel != null && !changed.isEmpty()) {
-            ctx.select(DSL.function("pg_notify", Object.class, DSL.val(notifyChannel), DSL.inline(""))).fetch();
+            ctx.select(DSL.function("pg_notify", Object.class, DSL.val(notifyChannel), DSL.inline("")))
+                    .fetch();
         }
         return changed;
     }
@@ -169,16 +173,36 @@ public final class OutboxAdmin {
         if (limit < 1 || limit > MAX_PAGE) {
             throw new IllegalArgumentException("page size must be from 1 to " + MAX_PAGE + ", got " + limit);
         }
-        List<FailedDelivery> rows = dsl()
-                .select(D.ID, D.EVENT_ID, E.EVENT_TYPE, D.JOB_TYPE, D.QUEUE_NAME, D.EXCHANGE, D.ROUTING_KEY, D.ATTEMPTS,
-                        D.FAILURE_REASON, D.FAILED_AT, D.CREATED_AT)
-                .from(D).join(E).on(E.ID.eq(D.EVENT_ID))
-                .where(matching(filter, null)).and(after(after))
+        List<FailedDelivery> rows = dsl().select(
+                        D.ID,
+                        D.EVENT_ID,
+                        E.EVENT_TYPE,
+                        D.JOB_TYPE,
+                        D.QUEUE_NAME,
+                        D.EXCHANGE,
+                        D.ROUTING_KEY,
+                        D.ATTEMPTS,
+                        D.FAILURE_REASON,
+                        D.FAILED_AT,
+                        D.CREATED_AT)
+                .from(D)
+                .join(E)
+                .on(E.ID.eq(D.EVENT_ID))
+                .where(matching(filter, null))
+                .and(after(after))
                 .orderBy(D.FAILED_AT, D.ID)
                 .limit(limit + 1)
-                .fetch(r -> new FailedDelivery(r.get(D.ID), r.get(D.EVENT_ID), r.get(E.EVENT_TYPE), r.get(D.JOB_TYPE),
-                        r.get(D.QUEUE_NAME), r.get(D.EXCHANGE), r.get(D.ROUTING_KEY), r.get(D.ATTEMPTS),
-                        Objects.requireNonNull(r.get(D.FAILURE_REASON)), Objects.requireNonNull(r.get(D.FAILED_AT)).toInstant(),
+                .fetch(r -> new FailedDelivery(
+                        r.get(D.ID),
+                        r.get(D.EVENT_ID),
+                        r.get(E.EVENT_TYPE),
+                        r.get(D.JOB_TYPE),
+                        r.get(D.QUEUE_NAME),
+                        r.get(D.EXCHANGE),
+                        r.get(D.ROUTING_KEY),
+                        r.get(D.ATTEMPTS),
+                        Objects.requireNonNull(r.get(D.FAILURE_REASON)),
+                        Objects.requireNonNull(r.get(D.FAILED_AT)).toInstant(),
                         r.get(D.CREATED_AT).toInstant()));
         if (rows.size() <= limit) {
             return new FailedPage(rows, null);
@@ -189,26 +213,56 @@ public final class OutboxAdmin {
 
     /** How many failed deliveries match {@code filter}. */
     public int countFailed(FailedFilter filter) {
-        return dsl().fetchCount(DSL.selectOne().from(D).join(E).on(E.ID.eq(D.EVENT_ID)).where(matching(filter, null)));
+        return dsl().fetchCount(
+                        DSL.selectOne().from(D).join(E).on(E.ID.eq(D.EVENT_ID)).where(matching(filter, null)));
     }
 
     /** One delivery (in any status) with its event; the payload only with {@code withPayload}. */
     public Optional<DeliveryDetails> show(UUID deliveryId, boolean withPayload) {
-        Field<String> payload = withPayload ? E.PAYLOAD.cast(SQLDataType.CLOB).as("payload_text") : DSL.inline((String) null).as("payload_text");
-        Record r = dsl().select(D.asterisk(), E.EVENT_TYPE, E.CREATED_AT.as("event_created_at"), E.ROUTED_AT, E.ORDERING_KEY, payload)
-                .from(D).join(E).on(E.ID.eq(D.EVENT_ID))
+        Field<String> payload = withPayload
+                ? E.PAYLOAD.cast(SQLDataType.CLOB).as("payload_text")
+                : DSL.inline((String) null).as("payload_text");
+        Record r = dsl().select(
+                        D.asterisk(),
+                        E.EVENT_TYPE,
+                        E.CREATED_AT.as("event_created_at"),
+                        E.ROUTED_AT,
+                        E.ORDERING_KEY,
+                        payload)
+                .from(D)
+                .join(E)
+                .on(E.ID.eq(D.EVENT_ID))
                 .where(D.ID.eq(deliveryId))
                 .fetchOne();
         if (r == null) {
             return Optional.empty();
         }
-        return Optional.of(new DeliveryDetails(r.get(D.ID), r.get(D.STATUS).getLiteral(), r.get(D.KIND).getLiteral(), r.get(D.JOB_TYPE),
-                r.get(D.QUEUE_NAME), r.get(D.EXCHANGE), r.get(D.ROUTING_KEY), Arrays.asList(r.get(D.RETRY_DELAYS_SECONDS)),
-                r.get(D.DELIVERY_TIMEOUT_SECONDS), r.get(D.ATTEMPTS), r.get(D.DISPATCH_ID), r.get(D.AVAILABLE_AT).toInstant(),
-                instant(r.get(D.DISPATCHED_AT)), instant(r.get(D.DELIVERY_TIMEOUT_AT)), instant(r.get(D.COMPLETED_AT)),
-                instant(r.get(D.FAILED_AT)), r.get(D.FAILURE_REASON), r.get(D.CREATED_AT).toInstant(), r.get(D.UPDATED_AT).toInstant(),
-                r.get(D.EVENT_ID), r.get(E.EVENT_TYPE), r.get("event_created_at", OffsetDateTime.class).toInstant(),
-                instant(r.get(E.ROUTED_AT)), r.get(E.ORDERING_KEY), r.get("payload_text", String.class)));
+        return Optional.of(new DeliveryDetails(
+                r.get(D.ID),
+                r.get(D.STATUS).getLiteral(),
+                r.get(D.KIND).getLiteral(),
+                r.get(D.JOB_TYPE),
+                r.get(D.QUEUE_NAME),
+                r.get(D.EXCHANGE),
+                r.get(D.ROUTING_KEY),
+                Arrays.asList(r.get(D.RETRY_DELAYS_SECONDS)),
+                r.get(D.DELIVERY_TIMEOUT_SECONDS),
+                r.get(D.ATTEMPTS),
+                r.get(D.DISPATCH_ID),
+                r.get(D.AVAILABLE_AT).toInstant(),
+                instant(r.get(D.DISPATCHED_AT)),
+                instant(r.get(D.DELIVERY_TIMEOUT_AT)),
+                instant(r.get(D.COMPLETED_AT)),
+                instant(r.get(D.FAILED_AT)),
+                r.get(D.FAILURE_REASON),
+                r.get(D.CREATED_AT).toInstant(),
+                r.get(D.UPDATED_AT).toInstant(),
+                r.get(D.EVENT_ID),
+                r.get(E.EVENT_TYPE),
+                r.get("event_created_at", OffsetDateTime.class).toInstant(),
+                instant(r.get(E.ROUTED_AT)),
+                r.get(E.ORDERING_KEY),
+                r.get("payload_text", String.class)));
     }
 
     // ---------------------------------------------------------------- requeue and removal
@@ -220,10 +274,14 @@ public final class OutboxAdmin {
      * guarded update of their batch, are left alone and reported as skipped.
      */
     public ChangeResult requeue(FailedFilter filter, boolean dryRun) {
-        return change(filter, dryRun, ids -> {
-            Set<UUID> done = inTransaction(ctx -> wakingRelays(ctx, transitions.requeue(ctx, ids)));
-            return new Changed(done, 0);
-        }, "requeued");
+        return change(
+                filter,
+                dryRun,
+                ids -> {
+                    Set<UUID> done = inTransaction(ctx -> wakingRelays(ctx, transitions.requeue(ctx, ids)));
+                    return new Changed(done, 0);
+                },
+                "requeued");
     }
 
     /**
@@ -231,10 +289,14 @@ public final class OutboxAdmin {
      * left with no delivery. With {@code dryRun}, counts both and changes nothing.
      */
     public ChangeResult remove(FailedFilter filter, boolean dryRun) {
-        return change(filter, dryRun, ids -> {
-            OperatorTransitions.Removed removed = inTransaction(ctx -> transitions.removeFailed(ctx, ids));
-            return new Changed(removed.deliveries(), removed.events());
-        }, "removed");
+        return change(
+                filter,
+                dryRun,
+                ids -> {
+                    OperatorTransitions.Removed removed = inTransaction(ctx -> transitions.removeFailed(ctx, ids));
+                    return new Changed(removed.deliveries(), removed.events());
+                },
+                "removed");
     }
 
     private record Changed(Set<UUID> deliveries, int events) {}
@@ -246,13 +308,29 @@ public final class OutboxAdmin {
         if (limit < 1 || limit > MAX_PAGE) {
             throw new IllegalArgumentException("page size must be from 1 to " + MAX_PAGE + ", got " + limit);
         }
-        return dsl().select(D.JOB_TYPE, D.QUEUE_NAME, D.ORDERING_KEY, D.ID, D.EVENT_ID, E.EVENT_TYPE, D.FAILURE_REASON, D.FAILED_AT)
-                .from(D).join(E).on(E.ID.eq(D.EVENT_ID))
+        return dsl().select(
+                        D.JOB_TYPE,
+                        D.QUEUE_NAME,
+                        D.ORDERING_KEY,
+                        D.ID,
+                        D.EVENT_ID,
+                        E.EVENT_TYPE,
+                        D.FAILURE_REASON,
+                        D.FAILED_AT)
+                .from(D)
+                .join(E)
+                .on(E.ID.eq(D.EVENT_ID))
                 .where(OperatorTransitions.BLOCKING_HEAD)
                 .orderBy(D.FAILED_AT, D.ID)
                 .limit(limit)
-                .fetch(r -> new BlockedKey(r.get(D.JOB_TYPE), r.get(D.QUEUE_NAME), Objects.requireNonNull(r.get(D.ORDERING_KEY)), r.get(D.ID),
-                        r.get(D.EVENT_ID), r.get(E.EVENT_TYPE), Objects.requireNonNull(r.get(D.FAILURE_REASON)),
+                .fetch(r -> new BlockedKey(
+                        r.get(D.JOB_TYPE),
+                        r.get(D.QUEUE_NAME),
+                        Objects.requireNonNull(r.get(D.ORDERING_KEY)),
+                        r.get(D.ID),
+                        r.get(D.EVENT_ID),
+                        r.get(E.EVENT_TYPE),
+                        Objects.requireNonNull(r.get(D.FAILURE_REASON)),
                         Objects.requireNonNull(r.get(D.FAILED_AT)).toInstant()));
     }
 
@@ -262,7 +340,11 @@ public final class OutboxAdmin {
      * A delivery named that is not (or no longer) a blocked head is left alone and reported.
      */
     public ChangeResult requeueBlocked(Collection<UUID> heads, boolean dryRun) {
-        return changeBlocked(heads, dryRun, ids -> inTransaction(ctx -> wakingRelays(ctx, transitions.requeue(ctx, ids))), "requeued");
+        return changeBlocked(
+                heads,
+                dryRun,
+                ids -> inTransaction(ctx -> wakingRelays(ctx, transitions.requeue(ctx, ids))),
+                "requeued");
     }
 
     /**
@@ -270,17 +352,26 @@ public final class OutboxAdmin {
      * {@code heads} as for {@link #requeueBlocked}.
      */
     public ChangeResult skipBlocked(Collection<UUID> heads, boolean dryRun) {
-        return changeBlocked(heads, dryRun, ids -> inTransaction(ctx -> wakingRelays(ctx, transitions.skip(ctx, ids))), "skipped");
+        return changeBlocked(
+                heads, dryRun, ids -> inTransaction(ctx -> wakingRelays(ctx, transitions.skip(ctx, ids))), "skipped");
     }
 
-    private ChangeResult changeBlocked(Collection<UUID> heads, boolean dryRun, Function<List<UUID>, Set<UUID>> batch, String verb) {
-        Condition which = heads.isEmpty() ? OperatorTransitions.BLOCKING_HEAD
+    private ChangeResult changeBlocked(
+            Collection<UUID> heads, boolean dryRun, Function<List<UUID>, Set<UUID>> batch, String verb) {
+        Condition which = heads.isEmpty()
+                ? OperatorTransitions.BLOCKING_HEAD
                 : OperatorTransitions.BLOCKING_HEAD.and(D.ID.eq(DSL.any(heads.toArray(UUID[]::new))));
         Set<UUID> changed = new LinkedHashSet<>();
         Set<UUID> seen = new LinkedHashSet<>();
         Condition after = DSL.noCondition();
         while (true) {
-            var page = dsl().select(D.ID, D.FAILED_AT).from(D).where(which).and(after).orderBy(D.FAILED_AT, D.ID).limit(batchSize).fetch();
+            var page = dsl().select(D.ID, D.FAILED_AT)
+                    .from(D)
+                    .where(which)
+                    .and(after)
+                    .orderBy(D.FAILED_AT, D.ID)
+                    .limit(batchSize)
+                    .fetch();
             if (page.isEmpty()) {
                 break;
             }
@@ -314,8 +405,11 @@ public final class OutboxAdmin {
         FailedPage.Cursor after = null;
         while (true) {
             var page = dsl().select(D.ID, D.FAILED_AT)
-                    .from(D).join(E).on(E.ID.eq(D.EVENT_ID))
-                    .where(matching(filter, startedAt)).and(after(after))
+                    .from(D)
+                    .join(E)
+                    .on(E.ID.eq(D.EVENT_ID))
+                    .where(matching(filter, startedAt))
+                    .and(after(after))
                     .orderBy(D.FAILED_AT, D.ID)
                     .limit(batchSize)
                     .fetch();
@@ -330,13 +424,18 @@ public final class OutboxAdmin {
                 changed.addAll(done.deliveries());
                 events += done.events();
                 ids.stream().filter(id -> !done.deliveries().contains(id)).forEach(raced::add);
-                log.info("{} {} failed delivery(ies) of {} in a batch", verb, done.deliveries().size(), ids.size());
+                log.info(
+                        "{} {} failed delivery(ies) of {} in a batch",
+                        verb,
+                        done.deliveries().size(),
+                        ids.size());
             }
             if (page.size() < batchSize) {
                 break;
             }
             var last = page.get(page.size() - 1);
-            after = new FailedPage.Cursor(Objects.requireNonNull(last.get(D.FAILED_AT)).toInstant(), last.get(D.ID));
+            after = new FailedPage.Cursor(
+                    Objects.requireNonNull(last.get(D.FAILED_AT)).toInstant(), last.get(D.ID));
         }
         if (dryRun) {
             changed.addAll(matched);
@@ -358,9 +457,13 @@ public final class OutboxAdmin {
             return List.of();
         }
         Map<UUID, String> found = new HashMap<>();
-        dsl().select(D.ID, D.STATUS).from(D).where(D.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
+        dsl().select(D.ID, D.STATUS)
+                .from(D)
+                .where(D.ID.eq(DSL.any(ids.toArray(UUID[]::new))))
                 .forEach(r -> found.put(r.get(D.ID), r.get(D.STATUS).getLiteral()));
-        return ids.stream().map(id -> new ChangeResult.Skipped(id, found.getOrDefault(id, "absent"))).toList();
+        return ids.stream()
+                .map(id -> new ChangeResult.Skipped(id, found.getOrDefault(id, "absent")))
+                .toList();
     }
 
     /** The filter's predicate over D joined with E; with {@code failedUpTo}, only failures up to that instant. */
@@ -427,13 +530,26 @@ public final class OutboxAdmin {
                 long events = transitions.countFinishedEvents(ctx, completedBefore, failedBefore);
                 long unrouted = unroutedBefore == null ? 0 : transitions.countUnrouted(ctx, unroutedBefore);
                 long keys = transitions.countKeys(ctx);
-                return new PurgeResult(true, completed, failed, events, unrouted, keys, 0, Duration.ofNanos(System.nanoTime() - started));
+                return new PurgeResult(
+                        true,
+                        completed,
+                        failed,
+                        events,
+                        unrouted,
+                        keys,
+                        0,
+                        Duration.ofNanos(System.nanoTime() - started));
             });
         }
         int[] batches = {0};
-        long completed = completedBefore == null ? 0
-                : batches(size, batches, () -> inTransaction(ctx -> transitions.purgeCompleted(ctx, completedBefore, size)));
-        long failed = failedBefore == null ? 0
+        long completed = completedBefore == null
+                ? 0
+                : batches(
+                        size,
+                        batches,
+                        () -> inTransaction(ctx -> transitions.purgeCompleted(ctx, completedBefore, size)));
+        long failed = failedBefore == null
+                ? 0
                 : batches(size, batches, () -> inTransaction(ctx -> transitions.purgeFailed(ctx, failedBefore, size)));
         long events = 0;
         UUID after = null;
@@ -449,8 +565,12 @@ public final class OutboxAdmin {
             }
             after = swept.last();
         }
-        long unrouted = unroutedBefore == null ? 0
-                : batches(size, batches, () -> inTransaction(ctx -> transitions.purgeUnrouted(ctx, unroutedBefore, size)));
+        long unrouted = unroutedBefore == null
+                ? 0
+                : batches(
+                        size,
+                        batches,
+                        () -> inTransaction(ctx -> transitions.purgeUnrouted(ctx, unroutedBefore, size)));
         long keys = 0;
         String afterKey = null;
         do {
@@ -462,10 +582,25 @@ public final class OutboxAdmin {
             }
             afterKey = swept.last();
         } while (afterKey != null);
-        PurgeResult result = new PurgeResult(false, completed, failed, events, unrouted, keys, batches[0],
+        PurgeResult result = new PurgeResult(
+                false,
+                completed,
+                failed,
+                events,
+                unrouted,
+                keys,
+                batches[0],
                 Duration.ofNanos(System.nanoTime() - started));
-        log.info("purged {} completed and {} failed delivery(ies), {} finished and {} unrouted event(s), {} ordering key(s) in {} batch(es),"
-                + " {} ms", completed, failed, events, unrouted, keys, batches[0], result.took().toMillis());
+        log.info(
+                "purged {} completed and {} failed delivery(ies), {} finished and {} unrouted event(s), {} ordering key(s) in {} batch(es),"
+                        + " {} ms",
+                completed,
+                failed,
+                events,
+                unrouted,
+                keys,
+                batches[0],
+                result.took().toMillis());
         return result;
     }
 
@@ -499,8 +634,10 @@ public final class OutboxAdmin {
                 connection.setAutoCommit(true);
             }
             DSLContext lock = DSL.using(connection, SQLDialect.POSTGRES);
-            Boolean acquired = lock.select(DSL.function("pg_try_advisory_lock", SQLDataType.BOOLEAN, DSL.val(retentionLockKey())))
-                    .fetchSingle().value1();
+            Boolean acquired = lock.select(
+                            DSL.function("pg_try_advisory_lock", SQLDataType.BOOLEAN, DSL.val(retentionLockKey())))
+                    .fetchSingle()
+                    .value1();
             if (!Boolean.TRUE.equals(acquired)) {
                 log.info("retention skipped: another session runs it for {}.{}", tables.schema(), tables.deliveries());
                 return Optional.empty();
@@ -508,7 +645,8 @@ public final class OutboxAdmin {
             try {
                 return Optional.of(purge(retention, false));
             } finally {
-                lock.select(DSL.function("pg_advisory_unlock", SQLDataType.BOOLEAN, DSL.val(retentionLockKey()))).fetch();
+                lock.select(DSL.function("pg_advisory_unlock", SQLDataType.BOOLEAN, DSL.val(retentionLockKey())))
+                        .fetch();
             }
         } catch (SQLException e) {
             throw new org.jooq.exception.DataAccessException("cannot take the retention lock", e);
@@ -518,8 +656,10 @@ public final class OutboxAdmin {
     /** The advisory lock key of retention for these tables: the first 8 bytes of a SHA-256 of their names. */
     long retentionLockKey() {
         try {
-            byte[] hash = MessageDigest.getInstance("SHA-256").digest(("outbox-retention " + tables.schema() + "." + tables.events()
-                    + " " + tables.schema() + "." + tables.deliveries()).getBytes(StandardCharsets.UTF_8));
+            byte[] hash = MessageDigest.getInstance("SHA-256")
+                    .digest(("outbox-retention " + tables.schema() + "." + tables.events() + " " + tables.schema() + "."
+                                    + tables.deliveries())
+                            .getBytes(StandardCharsets.UTF_8));
             return ByteBuffer.wrap(hash).getLong();
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);

@@ -14,7 +14,14 @@ import java.time.Duration;
  * @param batches the statements that deleted something (0 in a dry run)
  * @param took how long the purge took
  */
-public record PurgeResult(boolean dryRun, long completed, long failed, long events, long unrouted, long keys, int batches,
+public record PurgeResult(
+        boolean dryRun,
+        long completed,
+        long failed,
+        long events,
+        long unrouted,
+        long keys,
+        int batches,
         Duration took) {
 
     /** Every delivery and event deleted (the keys are counted apart). */

@@ -16,7 +16,11 @@ import org.jspecify.annotations.Nullable;
  * Retention.of().completed(Duration.ofDays(7)).failed(Duration.ofDays(30))
  * }</pre>
  */
-public record Retention(@Nullable Duration completed, @Nullable Duration failed, @Nullable Duration unrouted, int batchSize) {
+public record Retention(
+        @Nullable Duration completed,
+        @Nullable Duration failed,
+        @Nullable Duration unrouted,
+        int batchSize) {
 
     public static final int DEFAULT_BATCH_SIZE = 1_000;
     public static final int MAX_BATCH_SIZE = 100_000;

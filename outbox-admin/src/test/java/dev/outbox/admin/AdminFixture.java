@@ -31,15 +31,25 @@ public final class AdminFixture {
     public UUID event(String type, String payload, Instant createdAt, boolean routed) {
         UUID id = UUID.randomUUID();
         OffsetDateTime at = createdAt.atOffset(ZoneOffset.UTC);
-        mapped.insertInto(OUTBOX_EVENTS).set(OUTBOX_EVENTS.ID, id).set(OUTBOX_EVENTS.EVENT_TYPE, type)
-                .set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf(payload)).set(OUTBOX_EVENTS.CREATED_AT, at)
-                .set(OUTBOX_EVENTS.ROUTED_AT, routed ? at : null).execute();
+        mapped.insertInto(OUTBOX_EVENTS)
+                .set(OUTBOX_EVENTS.ID, id)
+                .set(OUTBOX_EVENTS.EVENT_TYPE, type)
+                .set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf(payload))
+                .set(OUTBOX_EVENTS.CREATED_AT, at)
+                .set(OUTBOX_EVENTS.ROUTED_AT, routed ? at : null)
+                .execute();
         return id;
     }
 
     /** A delivery of {@code eventId} in {@code status}; {@code at} is its failure, completion or dispatch time. */
-    public UUID delivery(UUID eventId, OutboxDeliveryStatus status, String jobType, String queue, @Nullable String exchange,
-            @Nullable String reason, Instant at) {
+    public UUID delivery(
+            UUID eventId,
+            OutboxDeliveryStatus status,
+            String jobType,
+            String queue,
+            @Nullable String exchange,
+            @Nullable String reason,
+            Instant at) {
         UUID id = UUID.randomUUID();
         OffsetDateTime t = at.atOffset(ZoneOffset.UTC);
         OffsetDateTime created = t.minusSeconds(60);
@@ -60,7 +70,7 @@ public final class AdminFixture {
         r.setCreatedAt(created);
         r.setUpdatedAt(t);
         switch (status) {
-            case pending -> { }
+            case pending -> {}
             case dispatched -> {
                 r.setDispatchedAt(t);
                 r.setDeliveryTimeoutAt(t.plusSeconds(300));
@@ -80,12 +90,20 @@ public final class AdminFixture {
     }
 
     public UUID failed(String eventType, String jobType, String queue, String reason, Instant failedAt) {
-        return delivery(event(eventType, "{\"secret\":\"s3cr3t\"}", failedAt.minusSeconds(120), true),
-                OutboxDeliveryStatus.failed, jobType, queue, null, reason, failedAt);
+        return delivery(
+                event(eventType, "{\"secret\":\"s3cr3t\"}", failedAt.minusSeconds(120), true),
+                OutboxDeliveryStatus.failed,
+                jobType,
+                queue,
+                null,
+                reason,
+                failedAt);
     }
 
     public @Nullable OutboxDeliveriesRecord row(UUID id) {
-        return mapped.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(id)).fetchOne();
+        return mapped.selectFrom(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.ID.eq(id))
+                .fetchOne();
     }
 
     public @Nullable OutboxDeliveryStatus status(UUID id) {

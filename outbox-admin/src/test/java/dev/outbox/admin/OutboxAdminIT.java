@@ -62,8 +62,14 @@ class OutboxAdminIT {
         emailsJobFailed = rows.failed("order.cancelled", "send-confirmation", "emails", "job_failed", T2);
         smsTimeout = rows.failed("order.placed", "send-sms", "sms", "timeout", T3);
         publishedEvent = rows.event("invoice.issued", "{}", T1.minusSeconds(60), true);
-        published = rows.delivery(publishedEvent, OutboxDeliveryStatus.failed, "notify-billing", "billing.invoice.issued",
-                "billing", "publish_failed", T2.plusSeconds(1));
+        published = rows.delivery(
+                publishedEvent,
+                OutboxDeliveryStatus.failed,
+                "notify-billing",
+                "billing.invoice.issued",
+                "billing",
+                "publish_failed",
+                T2.plusSeconds(1));
         // not failed: never listed, never requeued or removed
         UUID live = rows.event("order.placed", "{}", T1, true);
         rows.delivery(live, OutboxDeliveryStatus.pending, "a", "emails", null, null, T1);
@@ -72,21 +78,49 @@ class OutboxAdminIT {
     }
 
     List<UUID> listed(FailedFilter filter) {
-        return admin.listFailed(filter, 100, null).deliveries().stream().map(FailedDelivery::id).toList();
+        return admin.listFailed(filter, 100, null).deliveries().stream()
+                .map(FailedDelivery::id)
+                .toList();
     }
 
     static Stream<Arguments> filters() {
         return Stream.of(
-                Arguments.of("all", (UnaryOperator<FailedFilter>) f -> f, List.of("emailsTimeout", "emailsJobFailed", "published", "smsTimeout")),
-                Arguments.of("queue", (UnaryOperator<FailedFilter>) f -> f.queue("emails"), List.of("emailsTimeout", "emailsJobFailed")),
-                Arguments.of("exchange", (UnaryOperator<FailedFilter>) f -> f.exchange("billing"), List.of("published")),
-                Arguments.of("job type", (UnaryOperator<FailedFilter>) f -> f.jobType("send-sms"), List.of("smsTimeout")),
-                Arguments.of("event type", (UnaryOperator<FailedFilter>) f -> f.eventType("order.placed"), List.of("emailsTimeout", "smsTimeout")),
-                Arguments.of("reason", (UnaryOperator<FailedFilter>) f -> f.reason("timeout"), List.of("emailsTimeout", "smsTimeout")),
-                Arguments.of("failed before", (UnaryOperator<FailedFilter>) f -> f.failedBefore(T2), List.of("emailsTimeout")),
-                Arguments.of("failed after", (UnaryOperator<FailedFilter>) f -> f.failedAfter(T2.plusSeconds(1)), List.of("published", "smsTimeout")),
-                Arguments.of("before and after", (UnaryOperator<FailedFilter>) f -> f.failedAfter(T2).failedBefore(T3), List.of("emailsJobFailed", "published")),
-                Arguments.of("two criteria", (UnaryOperator<FailedFilter>) f -> f.queue("emails").reason("timeout"), List.of("emailsTimeout")));
+                Arguments.of(
+                        "all",
+                        (UnaryOperator<FailedFilter>) f -> f,
+                        List.of("emailsTimeout", "emailsJobFailed", "published", "smsTimeout")),
+                Arguments.of(
+                        "queue",
+                        (UnaryOperator<FailedFilter>) f -> f.queue("emails"),
+                        List.of("emailsTimeout", "emailsJobFailed")),
+                Arguments.of(
+                        "exchange", (UnaryOperator<FailedFilter>) f -> f.exchange("billing"), List.of("published")),
+                Arguments.of(
+                        "job type", (UnaryOperator<FailedFilter>) f -> f.jobType("send-sms"), List.of("smsTimeout")),
+                Arguments.of(
+                        "event type",
+                        (UnaryOperator<FailedFilter>) f -> f.eventType("order.placed"),
+                        List.of("emailsTimeout", "smsTimeout")),
+                Arguments.of(
+                        "reason",
+                        (UnaryOperator<FailedFilter>) f -> f.reason("timeout"),
+                        List.of("emailsTimeout", "smsTimeout")),
+                Arguments.of(
+                        "failed before",
+                        (UnaryOperator<FailedFilter>) f -> f.failedBefore(T2),
+                        List.of("emailsTimeout")),
+                Arguments.of(
+                        "failed after",
+                        (UnaryOperator<FailedFilter>) f -> f.failedAfter(T2.plusSeconds(1)),
+                        List.of("published", "smsTimeout")),
+                Arguments.of(
+                        "before and after",
+                        (UnaryOperator<FailedFilter>) f -> f.failedAfter(T2).failedBefore(T3),
+                        List.of("emailsJobFailed", "published")),
+                Arguments.of(
+                        "two criteria",
+                        (UnaryOperator<FailedFilter>) f -> f.queue("emails").reason("timeout"),
+                        List.of("emailsTimeout")));
     }
 
     UUID named(String name) {
@@ -101,14 +135,17 @@ class OutboxAdminIT {
 
     @ParameterizedTest(name = "filter {0} lists exactly its deliveries, oldest first")
     @MethodSource("filters")
-    void eachFilterListsExactlyItsDeliveriesOldestFirst(String name, UnaryOperator<FailedFilter> filter, List<String> expected) {
-        assertThat(listed(filter.apply(FailedFilter.all()))).containsExactlyElementsOf(expected.stream().map(this::named).toList());
+    void eachFilterListsExactlyItsDeliveriesOldestFirst(
+            String name, UnaryOperator<FailedFilter> filter, List<String> expected) {
+        assertThat(listed(filter.apply(FailedFilter.all())))
+                .containsExactlyElementsOf(expected.stream().map(this::named).toList());
         assertThat(admin.countFailed(filter.apply(FailedFilter.all()))).isEqualTo(expected.size());
     }
 
     @ParameterizedTest(name = "filter {0}: the dry run of requeue counts what the requeue changes")
     @MethodSource("filters")
-    void requeueByEachFilterChangesWhatItsDryRunCounted(String name, UnaryOperator<FailedFilter> filter, List<String> expected) {
+    void requeueByEachFilterChangesWhatItsDryRunCounted(
+            String name, UnaryOperator<FailedFilter> filter, List<String> expected) {
         FailedFilter f = filter.apply(FailedFilter.all());
 
         ChangeResult dry = admin.requeue(f, true);
@@ -123,7 +160,8 @@ class OutboxAdminIT {
 
     @ParameterizedTest(name = "filter {0}: the dry run of remove counts what the removal deletes")
     @MethodSource("filters")
-    void removeByEachFilterDeletesWhatItsDryRunCounted(String name, UnaryOperator<FailedFilter> filter, List<String> expected) {
+    void removeByEachFilterDeletesWhatItsDryRunCounted(
+            String name, UnaryOperator<FailedFilter> filter, List<String> expected) {
         FailedFilter f = filter.apply(FailedFilter.all());
         int deliveries = rows.deliveries();
         int events = rows.events();
@@ -134,7 +172,9 @@ class OutboxAdminIT {
 
         assertThat(real.dryRun()).isFalse();
         assertThat(dry.deliveries()).isEqualTo(real.deliveries()).isEqualTo(expected.size());
-        assertThat(dry.events()).isEqualTo(real.events()).isEqualTo(expected.size()); // each failed delivery has an event of its own
+        assertThat(dry.events())
+                .isEqualTo(real.events())
+                .isEqualTo(expected.size()); // each failed delivery has an event of its own
         assertThat(rows.deliveries()).isEqualTo(deliveries - expected.size());
         assertThat(rows.events()).isEqualTo(events - expected.size());
         expected.forEach(n -> assertThat(rows.row(named(n))).as(n).isNull());
@@ -142,7 +182,8 @@ class OutboxAdminIT {
 
     @Test
     void filtersByDeliveryAndEventIds() {
-        assertThat(listed(FailedFilter.ids(Set.of(smsTimeout, emailsTimeout)))).containsExactly(emailsTimeout, smsTimeout);
+        assertThat(listed(FailedFilter.ids(Set.of(smsTimeout, emailsTimeout))))
+                .containsExactly(emailsTimeout, smsTimeout);
         assertThat(listed(FailedFilter.all().eventIds(Set.of(publishedEvent)))).containsExactly(published);
     }
 
@@ -150,19 +191,35 @@ class OutboxAdminIT {
     void pagesWalkEveryFailureOnceOldestFirst() {
         FailedPage first = admin.listFailed(FailedFilter.all(), 3, null);
         assertThat(first.nextPage()).isPresent();
-        FailedPage second = admin.listFailed(FailedFilter.all(), 3, FailedPage.Cursor.parse(first.next().toString()));
+        FailedPage second = admin.listFailed(
+                FailedFilter.all(), 3, FailedPage.Cursor.parse(first.next().toString()));
 
-        assertThat(first.deliveries()).extracting(FailedDelivery::id).containsExactly(emailsTimeout, emailsJobFailed, published);
+        assertThat(first.deliveries())
+                .extracting(FailedDelivery::id)
+                .containsExactly(emailsTimeout, emailsJobFailed, published);
         assertThat(second.deliveries()).extracting(FailedDelivery::id).containsExactly(smsTimeout);
         assertThat(second.nextPage()).isEmpty();
     }
 
     @Test
     void listsWhereAndWhyEachDeliveryFailed() {
-        FailedDelivery d = admin.listFailed(FailedFilter.all().exchange("billing"), 10, null).deliveries().get(0);
+        FailedDelivery d = admin.listFailed(FailedFilter.all().exchange("billing"), 10, null)
+                .deliveries()
+                .get(0);
 
-        assertThat(d).isEqualTo(new FailedDelivery(published, publishedEvent, "invoice.issued", "notify-billing", "billing.invoice.issued",
-                "billing", "rk", 2, "publish_failed", T2.plusSeconds(1), T2.plusSeconds(1).minusSeconds(60)));
+        assertThat(d)
+                .isEqualTo(new FailedDelivery(
+                        published,
+                        publishedEvent,
+                        "invoice.issued",
+                        "notify-billing",
+                        "billing.invoice.issued",
+                        "billing",
+                        "rk",
+                        2,
+                        "publish_failed",
+                        T2.plusSeconds(1),
+                        T2.plusSeconds(1).minusSeconds(60)));
     }
 
     @Test
@@ -175,8 +232,10 @@ class OutboxAdminIT {
         ChangeResult real = admin.requeue(FailedFilter.ids(Set.of(emailsTimeout, completed, absent)), false);
 
         assertThat(real.deliveries()).isEqualTo(dry.deliveries()).isEqualTo(1);
-        assertThat(real.skipped()).containsExactlyInAnyOrderElementsOf(dry.skipped())
-                .containsExactlyInAnyOrder(new ChangeResult.Skipped(completed, "completed"), new ChangeResult.Skipped(absent, "absent"));
+        assertThat(real.skipped())
+                .containsExactlyInAnyOrderElementsOf(dry.skipped())
+                .containsExactlyInAnyOrder(
+                        new ChangeResult.Skipped(completed, "completed"), new ChangeResult.Skipped(absent, "absent"));
         assertThat(rows.status(completed)).isEqualTo(OutboxDeliveryStatus.completed);
         assertThat(rows.row(emailsTimeout).getAttempts()).isZero();
         assertThat(rows.row(emailsTimeout).getAvailableAt().toInstant()).isEqualTo(NOW);
@@ -188,7 +247,8 @@ class OutboxAdminIT {
 
         ChangeResult again = admin.requeue(FailedFilter.ids(Set.of(emailsTimeout)), false);
 
-        assertThat(again).isEqualTo(new ChangeResult(false, 0, 0, List.of(new ChangeResult.Skipped(emailsTimeout, "pending"))));
+        assertThat(again)
+                .isEqualTo(new ChangeResult(false, 0, 0, List.of(new ChangeResult.Skipped(emailsTimeout, "pending"))));
     }
 
     @Test
@@ -235,7 +295,8 @@ class OutboxAdminIT {
 
         assertThat(plain.payloadText()).isEmpty();
         assertThat(plain.toString()).doesNotContain("s3cr3t");
-        assertThat(withPayload.payloadText()).hasValueSatisfying(p -> assertThat(p).contains("s3cr3t"));
+        assertThat(withPayload.payloadText())
+                .hasValueSatisfying(p -> assertThat(p).contains("s3cr3t"));
         assertThat(plain.status()).isEqualTo("failed");
         assertThat(plain.failureReason()).isEqualTo("timeout");
         assertThat(plain.eventType()).isEqualTo("order.placed");
@@ -246,28 +307,38 @@ class OutboxAdminIT {
     @Test
     void purgeDeletesWhatItsDryRunCountedAndNothingElse() {
         UUID oldDone = rows.event("order.placed", "{}", NOW.minus(Duration.ofDays(9)), true);
-        rows.delivery(oldDone, OutboxDeliveryStatus.completed, "a", "emails", null, null, NOW.minus(Duration.ofDays(8)));
+        rows.delivery(
+                oldDone, OutboxDeliveryStatus.completed, "a", "emails", null, null, NOW.minus(Duration.ofDays(8)));
         UUID mixed = rows.event("order.placed", "{}", NOW.minus(Duration.ofDays(9)), true);
         rows.delivery(mixed, OutboxDeliveryStatus.completed, "a", "emails", null, null, NOW.minus(Duration.ofDays(8)));
-        UUID recent = rows.delivery(mixed, OutboxDeliveryStatus.completed, "b", "emails", null, null, NOW.minus(Duration.ofHours(2)));
+        UUID recent = rows.delivery(
+                mixed, OutboxDeliveryStatus.completed, "b", "emails", null, null, NOW.minus(Duration.ofHours(2)));
         UUID oldUnrouted = rows.event("order.placed", "{}", NOW.minus(Duration.ofDays(40)), false);
         UUID newUnrouted = rows.event("order.placed", "{}", NOW.minus(Duration.ofDays(1)), false);
-        Retention retention = Retention.of().completed(Duration.ofDays(7)).failed(Duration.ofDays(2).minusMillis(500))
-                .unrouted(Duration.ofDays(30)).batchSize(1);
+        Retention retention = Retention.of()
+                .completed(Duration.ofDays(7))
+                .failed(Duration.ofDays(2).minusMillis(500))
+                .unrouted(Duration.ofDays(30))
+                .batchSize(1);
 
         PurgeResult dry = admin.purge(retention, true);
         PurgeResult real = admin.purge(retention, false);
 
-        // completed: the two of 8 days; failed: emailsTimeout (3 days) and emailsJobFailed (2 days; published, half a second later, is not)
-        assertThat(List.of(dry.completed(), dry.failed(), dry.events(), dry.unrouted())).containsExactly(2L, 2L, 3L, 1L);
-        assertThat(List.of(real.completed(), real.failed(), real.events(), real.unrouted())).containsExactly(2L, 2L, 3L, 1L);
+        // completed: the two of 8 days; failed: emailsTimeout (3 days) and emailsJobFailed (2 days; published, half a
+        // second later, is not)
+        assertThat(List.of(dry.completed(), dry.failed(), dry.events(), dry.unrouted()))
+                .containsExactly(2L, 2L, 3L, 1L);
+        assertThat(List.of(real.completed(), real.failed(), real.events(), real.unrouted()))
+                .containsExactly(2L, 2L, 3L, 1L);
         assertThat(real.batches()).isEqualTo(8);
         assertThat(rows.eventExists(oldDone)).isFalse();
         assertThat(rows.eventExists(mixed)).isTrue();
         assertThat(rows.row(recent)).isNotNull();
         assertThat(rows.eventExists(oldUnrouted)).isFalse();
         assertThat(rows.eventExists(newUnrouted)).isTrue();
-        assertThat(rows.status(published)).as("failed 2 days ago, within retention").isEqualTo(OutboxDeliveryStatus.failed);
+        assertThat(rows.status(published))
+                .as("failed 2 days ago, within retention")
+                .isEqualTo(OutboxDeliveryStatus.failed);
         assertThat(admin.purge(retention, true).total()).isZero();
     }
 
@@ -282,23 +353,28 @@ class OutboxAdminIT {
 
     @Test
     void exclusivePurgeStepsAsideWhileAnotherRuns() throws Exception {
-        try (var connection = db.dataSource().getConnection(); var statement = connection.createStatement()) {
+        try (var connection = db.dataSource().getConnection();
+                var statement = connection.createStatement()) {
             statement.execute("SELECT pg_advisory_lock(" + admin.retentionLockKey() + ")");
 
-            assertThat(admin.purgeExclusively(Retention.of().completed(Duration.ofMinutes(1)))).isEmpty();
+            assertThat(admin.purgeExclusively(Retention.of().completed(Duration.ofMinutes(1))))
+                    .isEmpty();
 
             statement.execute("SELECT pg_advisory_unlock(" + admin.retentionLockKey() + ")");
         }
-        assertThat(admin.purgeExclusively(Retention.of().completed(Duration.ofMinutes(1)))).isPresent();
+        assertThat(admin.purgeExclusively(Retention.of().completed(Duration.ofMinutes(1))))
+                .isPresent();
     }
 
     @Test
     void refusesBadFiltersNamingWhatIsWrong() {
         assertThatThrownBy(() -> FailedFilter.all().reason("Timeout!")).hasMessageContaining("failure reason");
         assertThatThrownBy(() -> FailedFilter.all().queue("")).hasMessageContaining("queue");
-        assertThatThrownBy(() -> FailedFilter.all().failedAfter(T3).failedBefore(T1)).hasMessageContaining("failed-after");
+        assertThatThrownBy(() -> FailedFilter.all().failedAfter(T3).failedBefore(T1))
+                .hasMessageContaining("failed-after");
         assertThatThrownBy(() -> FailedPage.Cursor.parse("yesterday")).hasMessageContaining("FAILED_AT/DELIVERY_ID");
-        assertThatThrownBy(() -> Retention.of().completed(Duration.ZERO)).hasMessageContaining("completed age must be positive");
+        assertThatThrownBy(() -> Retention.of().completed(Duration.ZERO))
+                .hasMessageContaining("completed age must be positive");
         assertThatThrownBy(() -> admin.listFailed(FailedFilter.all(), 0, null)).hasMessageContaining("page size");
     }
 }

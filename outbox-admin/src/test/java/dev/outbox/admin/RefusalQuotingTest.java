@@ -15,7 +15,10 @@ class RefusalQuotingTest {
         assertThatThrownBy(() -> FailedFilter.all().reason(HOSTILE))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("got 'bad\\u000a\\u001b[31mxxx")
-                .satisfies(e -> assertThat(e.getMessage()).contains("…(+").hasSizeLessThan(1_000).doesNotContain("\n", "\u001b"));
+                .satisfies(e -> assertThat(e.getMessage())
+                        .contains("…(+")
+                        .hasSizeLessThan(1_000)
+                        .doesNotContain("\n", "\u001b"));
     }
 
     @Test
@@ -23,6 +26,9 @@ class RefusalQuotingTest {
         assertThatThrownBy(() -> FailedPage.Cursor.parse(HOSTILE))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("got 'bad\\u000a\\u001b[31mxxx")
-                .satisfies(e -> assertThat(e.getMessage()).contains("…(+").hasSizeLessThan(1_000).doesNotContain("\n", "\u001b"));
+                .satisfies(e -> assertThat(e.getMessage())
+                        .contains("…(+")
+                        .hasSizeLessThan(1_000)
+                        .doesNotContain("\n", "\u001b"));
     }
 }

@@ -35,7 +35,9 @@ class RequeueWakesRelaysIT {
     static AdminFixture rows;
 
     /** A channel of this test's own: other tests on the same database notify the default one. */
-    final String channel = "admin_wake_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    final String channel =
+            "admin_wake_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+
     Connection listener;
 
     @BeforeAll
@@ -74,23 +76,40 @@ class RequeueWakesRelaysIT {
     }
 
     private UUID blockedHead(String key) {
-        UUID id = rows.failed("order.placed", "send-confirmation", "emails", "job_failed", Instant.now().minusSeconds(60));
-        rows.mapped.update(OUTBOX_DELIVERIES).set(OUTBOX_DELIVERIES.ORDERING_KEY, key).set(OUTBOX_DELIVERIES.ORDERING_POSITION, 1L)
-                .set(OUTBOX_DELIVERIES.ORDERING_POLICY, "block").where(OUTBOX_DELIVERIES.ID.eq(id)).execute();
+        UUID id = rows.failed(
+                "order.placed",
+                "send-confirmation",
+                "emails",
+                "job_failed",
+                Instant.now().minusSeconds(60));
+        rows.mapped
+                .update(OUTBOX_DELIVERIES)
+                .set(OUTBOX_DELIVERIES.ORDERING_KEY, key)
+                .set(OUTBOX_DELIVERIES.ORDERING_POSITION, 1L)
+                .set(OUTBOX_DELIVERIES.ORDERING_POLICY, "block")
+                .where(OUTBOX_DELIVERIES.ID.eq(id))
+                .execute();
         return id;
     }
 
     @Test
     void aRequeueNotifiesTheRelaysChannelOncePerBatch() throws Exception {
         for (int i = 0; i < 3; i++) {
-            rows.failed("order.placed", "send-confirmation", "emails", "timeout", Instant.now().minusSeconds(60));
+            rows.failed(
+                    "order.placed",
+                    "send-confirmation",
+                    "emails",
+                    "timeout",
+                    Instant.now().minusSeconds(60));
         }
 
         ChangeResult result = admin().withBatchSize(2).requeue(FailedFilter.all(), false);
 
         assertThat(result.deliveries()).isEqualTo(3);
         List<PGNotification> got = notifications(5_000);
-        assertThat(got).as("one NOTIFY per batch's transaction (2 of 2, then 1)").extracting(PGNotification::getName)
+        assertThat(got)
+                .as("one NOTIFY per batch's transaction (2 of 2, then 1)")
+                .extracting(PGNotification::getName)
                 .containsExactly(channel, channel);
     }
 
@@ -107,30 +126,43 @@ class RequeueWakesRelaysIT {
 
     @Test
     void aDryRunOrACallThatChangedNothingSendsNone() throws Exception {
-        UUID failed = rows.failed("order.placed", "send-confirmation", "emails", "timeout", Instant.now().minusSeconds(60));
+        UUID failed = rows.failed(
+                "order.placed",
+                "send-confirmation",
+                "emails",
+                "timeout",
+                Instant.now().minusSeconds(60));
         UUID head = blockedHead("order-3");
 
         admin().requeue(FailedFilter.all(), true);
         admin().requeueBlocked(List.of(head), true);
         admin().skipBlocked(List.of(head), true);
         admin().requeue(FailedFilter.ids(Set.of(UUID.randomUUID())), false);
-        OutboxAdmin.of(db.dataSource(), db.tables()).withoutNotifications().requeue(FailedFilter.ids(Set.of(failed)), false);
+        OutboxAdmin.of(db.dataSource(), db.tables())
+                .withoutNotifications()
+                .requeue(FailedFilter.ids(Set.of(failed)), false);
 
         assertThat(notifications(1_000)).as("notifications").isEmpty();
     }
 
     @Test
     void theChannelIsTheRecordingsDefaultAndABadOneIsRefusedByName() {
-        assertThat(OutboxAdmin.of(db.dataSource(), db.tables()).notifyChannel()).contains(Outbox.DEFAULT_NOTIFY_CHANNEL);
-        assertThat(OutboxAdmin.of(db.dataSource(), db.tables()).withoutNotifications().notifyChannel()).isEmpty();
+        assertThat(OutboxAdmin.of(db.dataSource(), db.tables()).notifyChannel())
+                .contains(Outbox.DEFAULT_NOTIFY_CHANNEL);
+        assertThat(OutboxAdmin.of(db.dataSource(), db.tables())
+                        .withoutNotifications()
+                        .notifyChannel())
+                .isEmpty();
         List<String> bad = new ArrayList<>(List.of("Outbox", "a-b", "x".repeat(64), ""));
         for (String channel : bad) {
-            assertThatThrownBy(() -> OutboxAdmin.of(db.dataSource(), db.tables()).withNotifyChannel(channel))
+            assertThatThrownBy(
+                            () -> OutboxAdmin.of(db.dataSource(), db.tables()).withNotifyChannel(channel))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageStartingWith("notifyChannel must be a lower-case identifier");
         }
         assertThatThrownBy(() -> OutboxAdmin.of(db.dataSource(), db.tables()).withNotifyChannel("x\n".repeat(1 << 19)))
-                .as("a refusal quotes a bounded, escaped prefix").satisfies(e -> {
+                .as("a refusal quotes a bounded, escaped prefix")
+                .satisfies(e -> {
                     assertThat(e.getMessage()).hasSizeLessThan(1_000).doesNotContain("\n");
                 });
     }

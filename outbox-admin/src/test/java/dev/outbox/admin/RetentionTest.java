@@ -24,7 +24,9 @@ class RetentionTest {
     @ParameterizedTest
     @MethodSource("ages")
     void refusesAnAgeOfMoreThanAHundredYearsNamingIt(Function<Duration, Retention> setting) {
-        for (Duration huge : new Duration[] {ChronoUnit.FOREVER.getDuration(), Duration.ofSeconds(Long.MAX_VALUE), Duration.ofDays(36_501)}) {
+        for (Duration huge : new Duration[] {
+            ChronoUnit.FOREVER.getDuration(), Duration.ofSeconds(Long.MAX_VALUE), Duration.ofDays(36_501)
+        }) {
             assertThatThrownBy(() -> setting.apply(huge))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageEndingWith("age must be at most 36500 days (100 years), got " + huge);
@@ -33,6 +35,7 @@ class RetentionTest {
 
     @Test
     void takesAnAgeOfAHundredYears() {
-        assertThat(Retention.of().completed(Duration.ofDays(36_500)).completed()).isEqualTo(Duration.ofDays(36_500));
+        assertThat(Retention.of().completed(Duration.ofDays(36_500)).completed())
+                .isEqualTo(Duration.ofDays(36_500));
     }
 }

@@ -25,19 +25,24 @@ final class InternalPackages {
     static List<String> violations(List<ModuleClasses> modules) {
         Map<String, String> owner = new TreeMap<>();
         for (ModuleClasses m : modules) {
-            m.mainPackages().stream().filter(InternalPackages::isInternal).forEach(p -> owner.putIfAbsent(p, m.module()));
+            m.mainPackages().stream()
+                    .filter(InternalPackages::isInternal)
+                    .forEach(p -> owner.putIfAbsent(p, m.module()));
         }
         List<String> violations = new ArrayList<>();
         for (ModuleClasses m : modules) {
             for (String p : m.referencedPackages()) {
                 String o = owner.get(p);
                 if (isInternal(p) && !m.module().equals(o)) {
-                    violations.add(m.module() + ": references " + p + (o == null ? " (an internal package no module defines)" : ", internal to " + o));
+                    violations.add(m.module() + ": references " + p
+                            + (o == null ? " (an internal package no module defines)" : ", internal to " + o));
                 }
             }
             for (String p : m.definedPackages()) {
                 String o = owner.get(p);
-                if (isInternal(p) && !m.mainPackages().contains(p) && !m.module().equals(o)) {
+                if (isInternal(p)
+                        && !m.mainPackages().contains(p)
+                        && !m.module().equals(o)) {
                     violations.add(m.module() + ": puts classes into " + p + (o == null ? "" : ", internal to " + o));
                 }
             }

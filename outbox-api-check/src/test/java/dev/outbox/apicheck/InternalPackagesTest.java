@@ -9,13 +9,25 @@ import org.junit.jupiter.api.Test;
 
 class InternalPackagesTest {
 
-    private static final Path ROOT = Path.of(System.getProperty("outbox.root", "..")).toAbsolutePath().normalize();
+    private static final Path ROOT =
+            Path.of(System.getProperty("outbox.root", "..")).toAbsolutePath().normalize();
 
     @Test
     void noModuleReferencesAnotherModulesInternalPackage() {
-        List<ModuleClasses> modules = ModuleClasses.modules(ROOT).stream().map(m -> ModuleClasses.read(ROOT, m)).toList();
-        assertThat(modules).extracting(ModuleClasses::module)
-                .contains("outbox-api", "outbox-relay", "outbox-worker", "outbox-testkit", "outbox-demo", "outbox-bench", "outbox-faults", "outbox-kotlin-tests");
+        List<ModuleClasses> modules = ModuleClasses.modules(ROOT).stream()
+                .map(m -> ModuleClasses.read(ROOT, m))
+                .toList();
+        assertThat(modules)
+                .extracting(ModuleClasses::module)
+                .contains(
+                        "outbox-api",
+                        "outbox-relay",
+                        "outbox-worker",
+                        "outbox-testkit",
+                        "outbox-demo",
+                        "outbox-bench",
+                        "outbox-faults",
+                        "outbox-kotlin-tests");
         assertThat(InternalPackages.violations(modules))
                 .as("a module of ours uses another module's internal package; use its public API (docs/api.md)")
                 .isEmpty();
@@ -31,9 +43,15 @@ class InternalPackagesTest {
 
     @Test
     void refusesAReferenceToAnotherModulesInternalPackage() {
-        ModuleClasses relay = new ModuleClasses("outbox-relay", Set.of("dev.outbox.relay", "dev.outbox.relay.internal"),
-                Set.of("dev.outbox.relay", "dev.outbox.relay.internal"), Set.of("dev.outbox.relay.internal"));
-        ModuleClasses demo = new ModuleClasses("outbox-demo", Set.of("dev.outbox.demo"), Set.of("dev.outbox.demo"),
+        ModuleClasses relay = new ModuleClasses(
+                "outbox-relay",
+                Set.of("dev.outbox.relay", "dev.outbox.relay.internal"),
+                Set.of("dev.outbox.relay", "dev.outbox.relay.internal"),
+                Set.of("dev.outbox.relay.internal"));
+        ModuleClasses demo = new ModuleClasses(
+                "outbox-demo",
+                Set.of("dev.outbox.demo"),
+                Set.of("dev.outbox.demo"),
                 Set.of("dev.outbox.relay", "dev.outbox.relay.internal"));
         assertThat(InternalPackages.violations(List.of(relay, demo)))
                 .containsExactly("outbox-demo: references dev.outbox.relay.internal, internal to outbox-relay");
@@ -41,12 +59,16 @@ class InternalPackagesTest {
 
     @Test
     void refusesTestClassesPutIntoAnotherModulesInternalPackage() {
-        ModuleClasses worker = new ModuleClasses("outbox-worker", Set.of("dev.outbox.worker.internal"), Set.of("dev.outbox.worker.internal"),
+        ModuleClasses worker = new ModuleClasses(
+                "outbox-worker", Set.of("dev.outbox.worker.internal"), Set.of("dev.outbox.worker.internal"), Set.of());
+        ModuleClasses service = new ModuleClasses(
+                "outbox-relay-service",
+                Set.of("dev.outbox.relay.cli"),
+                Set.of("dev.outbox.relay.cli", "dev.outbox.worker.internal"),
                 Set.of());
-        ModuleClasses service = new ModuleClasses("outbox-relay-service", Set.of("dev.outbox.relay.cli"),
-                Set.of("dev.outbox.relay.cli", "dev.outbox.worker.internal"), Set.of());
         assertThat(InternalPackages.violations(List.of(worker, service)))
-                .containsExactly("outbox-relay-service: puts classes into dev.outbox.worker.internal, internal to outbox-worker");
+                .containsExactly(
+                        "outbox-relay-service: puts classes into dev.outbox.worker.internal, internal to outbox-worker");
     }
 
     @Test
@@ -55,6 +77,8 @@ class InternalPackagesTest {
         assertThat(InternalPackages.isInternal("dev.outbox.relay.internal.sql")).isTrue();
         assertThat(InternalPackages.isInternal("dev.outbox.internalize")).isFalse();
         assertThat(InternalPackages.isInternal("dev.outbox.delivery")).isFalse();
-        assertThat(InternalPackages.isInternal("kotlin.jvm.internal")).as("the Kotlin compiler's, not ours").isFalse();
+        assertThat(InternalPackages.isInternal("kotlin.jvm.internal"))
+                .as("the Kotlin compiler's, not ours")
+                .isFalse();
     }
 }

@@ -21,7 +21,8 @@ import java.util.stream.Stream;
  * {@code target/test-classes}), with the packages they define and the packages they reference as
  * the JDK's {@code jdeps} reads them from the class files (Java and Kotlin alike).
  */
-record ModuleClasses(String module, Set<String> mainPackages, Set<String> definedPackages, Set<String> referencedPackages) {
+record ModuleClasses(
+        String module, Set<String> mainPackages, Set<String> definedPackages, Set<String> referencedPackages) {
 
     private static final Pattern MODULE = Pattern.compile("<module>([^<]+)</module>");
     /** A package line of {@code jdeps -verbose:package}: {@code   from.pkg   -> to.pkg   location}. */
@@ -76,8 +77,11 @@ record ModuleClasses(String module, Set<String> mainPackages, Set<String> define
             return packages;
         }
         try (Stream<Path> files = Files.walk(dir)) {
-            files.filter(f -> f.toString().endsWith(".class") && !f.getFileName().toString().equals("module-info.class"))
-                    .map(f -> dir.relativize(f.getParent() == null ? dir : f.getParent()).toString().replace('/', '.'))
+            files.filter(f -> f.toString().endsWith(".class")
+                            && !f.getFileName().toString().equals("module-info.class"))
+                    .map(f -> dir.relativize(f.getParent() == null ? dir : f.getParent())
+                            .toString()
+                            .replace('/', '.'))
                     .filter(p -> !p.isEmpty())
                     .forEach(packages::add);
         } catch (IOException e) {
@@ -89,13 +93,19 @@ record ModuleClasses(String module, Set<String> mainPackages, Set<String> define
     /** Every package the classes under {@code dir} reference, from {@code jdeps -verbose:package -filter:none}. */
     static Set<String> referencedBy(Path dir) {
         ToolProvider jdeps = ToolProvider.findFirst("jdeps")
-                .orElseThrow(() -> new IllegalStateException("jdeps not found: run the build on a JDK (module jdk.jdeps)"));
+                .orElseThrow(
+                        () -> new IllegalStateException("jdeps not found: run the build on a JDK (module jdk.jdeps)"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = jdeps.run(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                "-verbose:package", "-filter:none", dir.toString());
+        int exit = jdeps.run(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                "-verbose:package",
+                "-filter:none",
+                dir.toString());
         if (exit != 0) {
-            throw new IllegalStateException("jdeps " + dir + " exited with " + exit + ": " + err.toString(StandardCharsets.UTF_8));
+            throw new IllegalStateException(
+                    "jdeps " + dir + " exited with " + exit + ": " + err.toString(StandardCharsets.UTF_8));
         }
         Set<String> referenced = new TreeSet<>();
         for (String line : out.toString(StandardCharsets.UTF_8).split("\\R")) {

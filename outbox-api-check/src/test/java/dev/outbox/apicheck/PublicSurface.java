@@ -53,7 +53,8 @@ final class PublicSurface {
         try {
             anchor = Class.forName(pkg + ".package-info", false, PublicSurface.class.getClassLoader());
         } catch (ClassNotFoundException e) {
-            throw new IllegalStateException(pkg + ": no package-info class on the class path (every package has one, STYLE.md)", e);
+            throw new IllegalStateException(
+                    pkg + ": no package-info class on the class path (every package has one, STYLE.md)", e);
         }
         CodeSource source = anchor.getProtectionDomain().getCodeSource();
         TreeMap<String, Class<?>> types = new TreeMap<>();
@@ -83,7 +84,9 @@ final class PublicSurface {
                 }
                 Class<?> type;
                 try {
-                    type = Class.forName(pkg + "." + file.substring(0, file.length() - ".class".length()), false,
+                    type = Class.forName(
+                            pkg + "." + file.substring(0, file.length() - ".class".length()),
+                            false,
                             PublicSurface.class.getClassLoader());
                 } catch (ClassNotFoundException e) {
                     throw new IllegalStateException(e);
@@ -126,13 +129,18 @@ final class PublicSurface {
                     .append(Arrays.stream(interfaces).map(Type::getTypeName).collect(Collectors.joining(", ")));
         }
         if (type.isSealed()) {
-            line.append(" permits ").append(Arrays.stream(type.getPermittedSubclasses()).map(Class::getName).collect(Collectors.joining(", ")));
+            line.append(" permits ")
+                    .append(Arrays.stream(type.getPermittedSubclasses())
+                            .map(Class::getName)
+                            .collect(Collectors.joining(", ")));
         }
         return line.toString();
     }
 
     private static String kind(Class<?> type) {
-        return type.isAnnotation() ? "@interface" : type.isInterface() ? "interface" : type.isEnum() ? "enum" : type.isRecord() ? "record" : "class";
+        return type.isAnnotation()
+                ? "@interface"
+                : type.isInterface() ? "interface" : type.isEnum() ? "enum" : type.isRecord() ? "record" : "class";
     }
 
     private static List<String> members(Class<?> type) {
@@ -152,7 +160,9 @@ final class PublicSurface {
     }
 
     private static void add(TreeSet<String> members, Member member, String text) {
-        if (!member.isSynthetic() && accessible(member.getModifiers()) && !(member instanceof Executable e && e.isSynthetic())) {
+        if (!member.isSynthetic()
+                && accessible(member.getModifiers())
+                && !(member instanceof Executable e && e.isSynthetic())) {
             members.add(text);
         }
     }
@@ -160,7 +170,9 @@ final class PublicSurface {
     /** The value of a public constant of a primitive or String type: changing it changes the API. */
     private static String constant(Field f) {
         int m = f.getModifiers();
-        if (!Modifier.isStatic(m) || !Modifier.isFinal(m) || !(f.getType().isPrimitive() || f.getType() == String.class)) {
+        if (!Modifier.isStatic(m)
+                || !Modifier.isFinal(m)
+                || !(f.getType().isPrimitive() || f.getType() == String.class)) {
             return "";
         }
         try {

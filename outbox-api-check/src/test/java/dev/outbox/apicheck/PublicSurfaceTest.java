@@ -21,10 +21,19 @@ import org.junit.jupiter.api.Test;
 class PublicSurfaceTest {
 
     /** The exported packages of the jars applications use (docs/api.md). */
-    static final List<String> EXPORTED = List.of("dev.outbox.api", "dev.outbox.flyway", "dev.outbox.relay", "dev.outbox.worker", "dev.outbox.admin",
-            "dev.outbox.kotlin", "dev.outbox.test", "dev.outbox.spring");
+    static final List<String> EXPORTED = List.of(
+            "dev.outbox.api",
+            "dev.outbox.flyway",
+            "dev.outbox.relay",
+            "dev.outbox.worker",
+            "dev.outbox.admin",
+            "dev.outbox.kotlin",
+            "dev.outbox.test",
+            "dev.outbox.spring");
 
-    private static final Path BASELINE = Path.of(System.getProperty("api.baseline", "../docs/api-baseline.txt")).toAbsolutePath().normalize();
+    private static final Path BASELINE = Path.of(System.getProperty("api.baseline", "../docs/api-baseline.txt"))
+            .toAbsolutePath()
+            .normalize();
     private static final String UPDATE = "./mvnw -B verify -pl outbox-api-check -am -Dapi.baseline.update=true"
             + " -Dtest=PublicSurfaceTest -Dsurefire.failIfNoSpecifiedTests=false";
 
@@ -49,15 +58,22 @@ class PublicSurfaceTest {
     void seesTheMainTypesOfEachExportedPackage() {
         // the comparison above would pass vacuously over an empty surface
         String surface = PublicSurface.of(EXPORTED);
-        assertThat(surface).contains("public final class dev.outbox.api.Outbox", "dev.outbox.flyway.OutboxTables",
-                "dev.outbox.relay.Routes", "dev.outbox.worker.OutboxWorker", "dev.outbox.kotlin.KotlinEventSerializer", "dev.outbox.test.OutboxTestKit",
-                "dev.outbox.spring.OutboxEventListener");
+        assertThat(surface)
+                .contains(
+                        "public final class dev.outbox.api.Outbox",
+                        "dev.outbox.flyway.OutboxTables",
+                        "dev.outbox.relay.Routes",
+                        "dev.outbox.worker.OutboxWorker",
+                        "dev.outbox.kotlin.KotlinEventSerializer",
+                        "dev.outbox.test.OutboxTestKit",
+                        "dev.outbox.spring.OutboxEventListener");
         assertThat(surface).doesNotContain("dev.outbox.relay.internal", "dev.outbox.worker.internal.");
     }
 
     @Test
     void printsWhatWasAddedAndWhatWasRemoved() {
-        assertThat(diff("package p\na\n    m()\n", "package p\na\n    m()\n    n()\n")).isEqualTo("+     n()   (in a)\n");
+        assertThat(diff("package p\na\n    m()\n", "package p\na\n    m()\n    n()\n"))
+                .isEqualTo("+     n()   (in a)\n");
         assertThat(diff("package p\na\n    m()\n", "package p\na\n")).isEqualTo("-     m()   (in a)\n");
     }
 

@@ -41,7 +41,9 @@ final class CheckingGenerator extends JsonGeneratorDelegate {
         final boolean array;
         final boolean dataKeys;
         int index = -1;
-        @Nullable String name;
+
+        @Nullable
+        String name;
 
         Frame(boolean array, boolean dataKeys) {
             this.array = array;
@@ -110,7 +112,8 @@ final class CheckingGenerator extends JsonGeneratorDelegate {
     private void open(boolean array, @Nullable Object forValue) {
         value("");
         if (frames.size() + 1 > limits.getMaxNestingDepth()) {
-            throw refuse("is nested deeper than " + limits.getMaxNestingDepth() + " levels, more than a reader accepts");
+            throw refuse(
+                    "is nested deeper than " + limits.getMaxNestingDepth() + " levels, more than a reader accepts");
         }
         boolean dataKeys = !array && (forValue == null || forValue instanceof Map || forValue instanceof JsonNode);
         frames.add(new Frame(array, dataKeys));
@@ -131,7 +134,8 @@ final class CheckingGenerator extends JsonGeneratorDelegate {
         top.name = name;
         text(name, "has a key that ");
         if (name.length() > limits.getMaxNameLength()) {
-            throw refuse("has a key of " + name.length() + " characters, more than a reader accepts (" + limits.getMaxNameLength() + ")");
+            throw refuse("has a key of " + name.length() + " characters, more than a reader accepts ("
+                    + limits.getMaxNameLength() + ")");
         }
     }
 
@@ -139,7 +143,8 @@ final class CheckingGenerator extends JsonGeneratorDelegate {
         value("STRING");
         text(text, "");
         if (text.length() > limits.getMaxStringLength()) {
-            throw refuse("is a string of " + text.length() + " characters, more than a reader accepts (" + limits.getMaxStringLength() + ")");
+            throw refuse("is a string of " + text.length() + " characters, more than a reader accepts ("
+                    + limits.getMaxStringLength() + ")");
         }
     }
 
@@ -169,12 +174,13 @@ final class CheckingGenerator extends JsonGeneratorDelegate {
         long integerDigits = Math.max(1L, (long) precision - scale);
         long fractionDigits = Math.max(0, scale);
         if (integerDigits > PG_NUMERIC_MAX_INTEGER_DIGITS || fractionDigits > PG_NUMERIC_MAX_FRACTION_DIGITS) {
-            throw refuse("is a number beyond PostgreSQL's numeric range (" + PG_NUMERIC_MAX_INTEGER_DIGITS + " digits before the point, "
-                    + PG_NUMERIC_MAX_FRACTION_DIGITS + " after)");
+            throw refuse("is a number beyond PostgreSQL's numeric range (" + PG_NUMERIC_MAX_INTEGER_DIGITS
+                    + " digits before the point, " + PG_NUMERIC_MAX_FRACTION_DIGITS + " after)");
         }
         long digits = integerDigits + fractionDigits;
         if (digits > limits.getMaxNumberLength()) {
-            throw refuse("is a number of " + digits + " digits as stored, more than a reader accepts (" + limits.getMaxNumberLength() + ")");
+            throw refuse("is a number of " + digits + " digits as stored, more than a reader accepts ("
+                    + limits.getMaxNumberLength() + ")");
         }
     }
 

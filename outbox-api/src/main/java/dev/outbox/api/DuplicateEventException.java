@@ -38,7 +38,8 @@ public final class DuplicateEventException extends OutboxException {
             throw new IllegalArgumentException("DuplicateEventException needs at least one id");
         }
         if (ids.size() == 1) {
-            return "event id " + ids.get(0) + " is already recorded; nothing was written for it (the transaction is not aborted;"
+            return "event id " + ids.get(0)
+                    + " is already recorded; nothing was written for it (the transaction is not aborted;"
                     + " Outbox.recordIfAbsent records unless the id exists)";
         }
         StringBuilder s = new StringBuilder().append(ids.size()).append(" event ids are already recorded: ");
@@ -48,6 +49,7 @@ public final class DuplicateEventException extends OutboxException {
         if (ids.size() > IDS_IN_MESSAGE) {
             s.append(" and ").append(ids.size() - IDS_IN_MESSAGE).append(" more");
         }
-        return s.append("; nothing was written for them (the transaction is not aborted)").toString();
+        return s.append("; nothing was written for them (the transaction is not aborted)")
+                .toString();
     }
 }

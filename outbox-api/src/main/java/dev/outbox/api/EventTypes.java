@@ -62,15 +62,17 @@ public final class EventTypes {
     private static String annotationName(Class<?> type) {
         EventType annotation = type.getAnnotation(EventType.class);
         if (annotation == null) {
-            throw new OutboxException("event class " + type.getName() + " has no stable type name: annotate it with @EventType(\"...\")"
-                    + " or register it in EventTypes");
+            throw new OutboxException(
+                    "event class " + type.getName() + " has no stable type name: annotate it with @EventType(\"...\")"
+                            + " or register it in EventTypes");
         }
         return checkName(annotation.value(), "@EventType on " + type.getName());
     }
 
     static String checkName(@Nullable String name, String where) {
         if (name == null || !Names.isStableName(name)) {
-            throw new OutboxException(where + ": event type must match " + Names.STABLE_NAME.pattern() + ", got '" + LogText.of(name) + "'");
+            throw new OutboxException(where + ": event type must match " + Names.STABLE_NAME.pattern() + ", got '"
+                    + LogText.of(name) + "'");
         }
         return name;
     }
@@ -85,11 +87,13 @@ public final class EventTypes {
             checkName(name, "EventTypes.register(" + type.getName() + ")");
             String previous = names.putIfAbsent(type, name);
             if (previous != null && !previous.equals(name)) {
-                throw new OutboxException("EventTypes: " + type.getName() + " is registered twice, as '" + LogText.of(previous) + "' and '" + LogText.of(name) + "'");
+                throw new OutboxException("EventTypes: " + type.getName() + " is registered twice, as '"
+                        + LogText.of(previous) + "' and '" + LogText.of(name) + "'");
             }
             for (Map.Entry<Class<?>, String> e : names.entrySet()) {
                 if (e.getValue().equals(name) && e.getKey() != type) {
-                    throw new OutboxException("EventTypes: '" + LogText.of(name) + "' is registered for both " + e.getKey().getName() + " and " + type.getName());
+                    throw new OutboxException("EventTypes: '" + LogText.of(name) + "' is registered for both "
+                            + e.getKey().getName() + " and " + type.getName());
                 }
             }
             return this;

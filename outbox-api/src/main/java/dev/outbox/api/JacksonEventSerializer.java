@@ -112,12 +112,21 @@ public final class JacksonEventSerializer implements EventSerializer {
      */
     public static JacksonEventSerializer withModules(Module... modules) {
         SimpleModule refusals = new SimpleModule("outbox-refusals");
-        refuse(refusals, Date.class, "is a java.util.Date, whose JSON form depends on the time zone: use java.time.Instant");
-        refuse(refusals, Calendar.class, "is a java.util.Calendar, whose JSON form depends on the time zone: use java.time types");
+        refuse(
+                refusals,
+                Date.class,
+                "is a java.util.Date, whose JSON form depends on the time zone: use java.time.Instant");
+        refuse(
+                refusals,
+                Calendar.class,
+                "is a java.util.Calendar, whose JSON form depends on the time zone: use java.time types");
         refuse(refusals, Optional.class, "is an Optional, which has no stable JSON form: use a nullable field");
         refuse(refusals, OptionalInt.class, "is an OptionalInt, which has no stable JSON form: use a nullable field");
         refuse(refusals, OptionalLong.class, "is an OptionalLong, which has no stable JSON form: use a nullable field");
-        refuse(refusals, OptionalDouble.class, "is an OptionalDouble, which has no stable JSON form: use a nullable field");
+        refuse(
+                refusals,
+                OptionalDouble.class,
+                "is an OptionalDouble, which has no stable JSON form: use a nullable field");
         refuse(refusals, Class.class, "is a Class, which is not data");
         refuse(refusals, Thread.class, "is a Thread, which is not data");
         refuse(refusals, InputStream.class, "is a stream, which is not data");
@@ -172,16 +181,24 @@ public final class JacksonEventSerializer implements EventSerializer {
                         + " (a class with no properties, say: give it fields with getters, or make it a record)";
             } else {
                 // Jackson's own words about the type; the class only when a getter of the event threw
-                problem = "cannot be written as JSON (" + (cause == null ? e.getClass().getSimpleName()
-                        : cause.getCause() == null ? cause.getOriginalMessage() : cause.getCause().getClass().getName()) + ")";
+                problem = "cannot be written as JSON ("
+                        + (cause == null
+                                ? e.getClass().getSimpleName()
+                                : cause.getCause() == null
+                                        ? cause.getOriginalMessage()
+                                        : cause.getCause().getClass().getName())
+                        + ")";
             }
             throw new EventEncodingException(eventType, path, problem, e);
         }
         String json = out.toString();
         long bytes = utf8Length(json);
         if (bytes > MAX_PAYLOAD_BYTES) {
-            throw new EventEncodingException(eventType, "$", "is " + bytes + " bytes of JSON, more than the " + MAX_PAYLOAD_BYTES
-                    + " an event may hold (PostgreSQL's jsonb keeps less than 256 MB)");
+            throw new EventEncodingException(
+                    eventType,
+                    "$",
+                    "is " + bytes + " bytes of JSON, more than the " + MAX_PAYLOAD_BYTES
+                            + " an event may hold (PostgreSQL's jsonb keeps less than 256 MB)");
         }
         if (checked.wroteNull()) {
             requireNullsReadable(eventType, json, event.getClass());
@@ -200,8 +217,11 @@ public final class JacksonEventSerializer implements EventSerializer {
         try {
             mapper.readValue(json, type);
         } catch (InvalidNullException e) {
-            throw new EventEncodingException(eventType, jsonPath(e) + nullInside(json, e), "is null, which its class does not allow (a"
-                    + " component without @Nullable in a @NullMarked scope, or a non-null Kotlin type): no worker could read the event");
+            throw new EventEncodingException(
+                    eventType,
+                    jsonPath(e) + nullInside(json, e),
+                    "is null, which its class does not allow (a"
+                            + " component without @Nullable in a @NullMarked scope, or a non-null Kotlin type): no worker could read the event");
         } catch (JsonProcessingException | RuntimeException e) {
             // not a null the reading rules refuse
         }
@@ -244,8 +264,10 @@ public final class JacksonEventSerializer implements EventSerializer {
         } catch (JsonProcessingException e) {
             // the location and path only: the message of a parser may quote the payload
             String path = e instanceof JsonMappingException m ? jsonPath(m) : "$";
-            throw new OutboxException("cannot read an event of class " + type.getName() + " at " + path + " ("
-                    + e.getClass().getSimpleName() + ")", null);
+            throw new OutboxException(
+                    "cannot read an event of class " + type.getName() + " at " + path + " ("
+                            + e.getClass().getSimpleName() + ")",
+                    null);
         }
     }
 
@@ -276,8 +298,11 @@ public final class JacksonEventSerializer implements EventSerializer {
         StringBuilder path = new StringBuilder("$");
         for (JsonMappingException.Reference ref : e.getPath()) {
             Object from = ref.getFrom();
-            if (ref.getFieldName() != null && (from instanceof Map || from instanceof JsonNode
-                    || (from instanceof Class<?> c && (Map.class.isAssignableFrom(c) || JsonNode.class.isAssignableFrom(c))))) {
+            if (ref.getFieldName() != null
+                    && (from instanceof Map
+                            || from instanceof JsonNode
+                            || (from instanceof Class<?> c
+                                    && (Map.class.isAssignableFrom(c) || JsonNode.class.isAssignableFrom(c))))) {
                 path.append(".<key>"); // a key of a map is payload data
             } else if (ref.getFieldName() != null) {
                 path.append(segment(ref.getFieldName()));
@@ -311,7 +336,8 @@ public final class JacksonEventSerializer implements EventSerializer {
     private static <T> void refuse(SimpleModule module, Class<T> type, String problem) {
         module.addSerializer(type, new JsonSerializer<T>() {
             @Override
-            public void serialize(T value, JsonGenerator gen, SerializerProvider serializers) throws java.io.IOException {
+            public void serialize(T value, JsonGenerator gen, SerializerProvider serializers)
+                    throws java.io.IOException {
                 throw JsonMappingException.from(gen, problem, new RefusedType(problem));
             }
         });

@@ -39,14 +39,17 @@ final class KeyPositions {
         Map<String, Long> next = new HashMap<>();
         List<Map.Entry<String, Integer>> entries = new ArrayList<>(counts.entrySet());
         for (int from = 0; from < entries.size(); from += keysPerStatement) {
-            InsertValuesStep2<?, String, Long> upsert = mapped.insertInto(OUTBOX_EVENTS_KEYS, OUTBOX_EVENTS_KEYS.ORDERING_KEY,
-                    OUTBOX_EVENTS_KEYS.LAST_POSITION);
-            for (Map.Entry<String, Integer> e : entries.subList(from, Math.min(entries.size(), from + keysPerStatement))) {
+            InsertValuesStep2<?, String, Long> upsert = mapped.insertInto(
+                    OUTBOX_EVENTS_KEYS, OUTBOX_EVENTS_KEYS.ORDERING_KEY, OUTBOX_EVENTS_KEYS.LAST_POSITION);
+            for (Map.Entry<String, Integer> e :
+                    entries.subList(from, Math.min(entries.size(), from + keysPerStatement))) {
                 upsert = upsert.values(e.getKey(), (long) e.getValue());
             }
             for (Record2<String, Long> last : upsert.onConflict(OUTBOX_EVENTS_KEYS.ORDERING_KEY)
                     .doUpdate()
-                    .set(OUTBOX_EVENTS_KEYS.LAST_POSITION, OUTBOX_EVENTS_KEYS.LAST_POSITION.plus(DSL.excluded(OUTBOX_EVENTS_KEYS.LAST_POSITION)))
+                    .set(
+                            OUTBOX_EVENTS_KEYS.LAST_POSITION,
+                            OUTBOX_EVENTS_KEYS.LAST_POSITION.plus(DSL.excluded(OUTBOX_EVENTS_KEYS.LAST_POSITION)))
                     .returningResult(OUTBOX_EVENTS_KEYS.ORDERING_KEY, OUTBOX_EVENTS_KEYS.LAST_POSITION)
                     .fetch()) {
                 next.put(last.value1(), last.value2() - counts.getOrDefault(last.value1(), 0) + 1);
@@ -55,7 +58,8 @@ final class KeyPositions {
         for (OutboxEventsRecord r : rows) {
             String key = r.getOrderingKey();
             if (key != null) {
-                Long position = java.util.Objects.requireNonNull(next.get(key), key); // every key of rows was upserted above
+                Long position =
+                        java.util.Objects.requireNonNull(next.get(key), key); // every key of rows was upserted above
                 r.setOrderingPosition(position);
                 next.put(key, position + 1);
             }

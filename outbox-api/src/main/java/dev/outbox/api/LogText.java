@@ -32,13 +32,16 @@ public final class LogText {
         }
         int length = value.length();
         int end = Math.min(length, MAX_CHARS);
-        if (end < length && Character.isHighSurrogate(value.charAt(end - 1)) && Character.isLowSurrogate(value.charAt(end))) {
+        if (end < length
+                && Character.isHighSurrogate(value.charAt(end - 1))
+                && Character.isLowSurrogate(value.charAt(end))) {
             end--; // do not split a pair
         }
         StringBuilder b = null;
         for (int i = 0; i < end; i++) {
             char c = value.charAt(i);
-            boolean pair = Character.isHighSurrogate(c) && i + 1 < length && Character.isLowSurrogate(value.charAt(i + 1));
+            boolean pair =
+                    Character.isHighSurrogate(c) && i + 1 < length && Character.isLowSurrogate(value.charAt(i + 1));
             if (pair) {
                 if (b != null) {
                     b.append(c).append(value.charAt(i + 1));
@@ -63,9 +66,13 @@ public final class LogText {
     }
 
     private static boolean needsEscape(char c) {
-        return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == '\\'
-                || c == '\u2028' || c == '\u2029'
-                || (c >= '\u202A' && c <= '\u202E') || (c >= '\u2066' && c <= '\u2069')
+        return c < 0x20
+                || (c >= 0x7F && c <= 0x9F)
+                || c == '\\'
+                || c == '\u2028'
+                || c == '\u2029'
+                || (c >= '\u202A' && c <= '\u202E')
+                || (c >= '\u2066' && c <= '\u2069')
                 || Character.isSurrogate(c); // a paired one never gets here
     }
 }

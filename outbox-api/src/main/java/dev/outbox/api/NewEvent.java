@@ -23,8 +23,13 @@ import org.jspecify.annotations.Nullable;
  * @param traceparent a W3C {@code traceparent} header value, or null
  * @param tracestate a W3C {@code tracestate} header value (at most 512 characters), or null
  */
-public record NewEvent(Object payload, @Nullable UUID id, @Nullable String eventType, @Nullable String orderingKey,
-        @Nullable String traceparent, @Nullable String tracestate) {
+public record NewEvent(
+        Object payload,
+        @Nullable UUID id,
+        @Nullable String eventType,
+        @Nullable String orderingKey,
+        @Nullable String traceparent,
+        @Nullable String tracestate) {
 
     private static final Pattern TRACEPARENT = Pattern.compile("[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
 
@@ -37,7 +42,8 @@ public record NewEvent(Object payload, @Nullable UUID id, @Nullable String event
             EventTypes.checkName(eventType, "NewEvent.eventType");
         }
         if (orderingKey != null && (orderingKey.isEmpty() || orderingKey.length() > 255)) {
-            throw new IllegalArgumentException("NewEvent.orderingKey must be 1..255 characters, got " + orderingKey.length());
+            throw new IllegalArgumentException(
+                    "NewEvent.orderingKey must be 1..255 characters, got " + orderingKey.length());
         }
         checkTrace(traceparent, tracestate, "NewEvent");
     }
@@ -45,11 +51,13 @@ public record NewEvent(Object payload, @Nullable UUID id, @Nullable String event
     /** The rule of the stored trace headers, for {@code NewEvent} and {@link TraceContext.Headers}. */
     static void checkTrace(@Nullable String traceparent, @Nullable String tracestate, String owner) {
         if (traceparent != null && !TRACEPARENT.matcher(traceparent).matches()) {
-            throw new IllegalArgumentException(owner + ".traceparent must be a W3C traceparent (version-traceid-parentid-flags in lower-case hex), got '"
+            throw new IllegalArgumentException(owner
+                    + ".traceparent must be a W3C traceparent (version-traceid-parentid-flags in lower-case hex), got '"
                     + LogText.of(traceparent) + "'");
         }
         if (tracestate != null && tracestate.length() > 512) {
-            throw new IllegalArgumentException(owner + ".tracestate must be at most 512 characters, got " + tracestate.length());
+            throw new IllegalArgumentException(
+                    owner + ".tracestate must be at most 512 characters, got " + tracestate.length());
         }
     }
 

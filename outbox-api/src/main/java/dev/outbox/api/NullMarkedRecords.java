@@ -52,11 +52,14 @@ final class NullMarkedRecords extends NopAnnotationIntrospector {
 
     @Override
     public JsonSetter.Value findSetterInfo(Annotated a) {
-        return a instanceof AnnotatedMember m && isNonNullComponent(m) ? JsonSetter.Value.forValueNulls(Nulls.FAIL) : JsonSetter.Value.empty();
+        return a instanceof AnnotatedMember m && isNonNullComponent(m)
+                ? JsonSetter.Value.forValueNulls(Nulls.FAIL)
+                : JsonSetter.Value.empty();
     }
 
     private static boolean isNonNullComponent(AnnotatedMember m) {
-        if (!(m instanceof AnnotatedParameter p) || !p.getDeclaringClass().isRecord()
+        if (!(m instanceof AnnotatedParameter p)
+                || !p.getDeclaringClass().isRecord()
                 || !(p.getOwner().getMember() instanceof Constructor<?> constructor)) {
             return false;
         }
@@ -88,6 +91,7 @@ final class NullMarkedRecords extends NopAnnotationIntrospector {
         if (pkg != null && pkg.isAnnotationPresent(NullUnmarked.class)) {
             return false;
         }
-        return (pkg != null && pkg.isAnnotationPresent(NullMarked.class)) || type.getModule().isAnnotationPresent(NullMarked.class);
+        return (pkg != null && pkg.isAnnotationPresent(NullMarked.class))
+                || type.getModule().isAnnotationPresent(NullMarked.class);
     }
 }

@@ -30,8 +30,15 @@ import org.jspecify.annotations.Nullable;
  */
 final class OneEventInsert {
 
-    private static final List<String> PARAMETERS =
-            List.of("id", "event_type", "payload", "ordering_key", "ordering_position", "traceparent", "tracestate", "created_at");
+    private static final List<String> PARAMETERS = List.of(
+            "id",
+            "event_type",
+            "payload",
+            "ordering_key",
+            "ordering_position",
+            "traceparent",
+            "tracestate",
+            "created_at");
 
     private final String sql;
 
@@ -49,21 +56,35 @@ final class OneEventInsert {
         Param<String> traceparent = DSL.param("traceparent", OUTBOX_EVENTS.TRACEPARENT);
         Param<String> tracestate = DSL.param("tracestate", OUTBOX_EVENTS.TRACESTATE);
         Param<OffsetDateTime> createdAt = DSL.param("created_at", OUTBOX_EVENTS.CREATED_AT);
-        ResultQuery<Record1<UUID>> insert = mapped.insertInto(OUTBOX_EVENTS, OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE,
-                        OUTBOX_EVENTS.PAYLOAD, OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.ORDERING_POSITION, OUTBOX_EVENTS.TRACEPARENT,
-                        OUTBOX_EVENTS.TRACESTATE, OUTBOX_EVENTS.CREATED_AT)
+        ResultQuery<Record1<UUID>> insert = mapped.insertInto(
+                        OUTBOX_EVENTS,
+                        OUTBOX_EVENTS.ID,
+                        OUTBOX_EVENTS.EVENT_TYPE,
+                        OUTBOX_EVENTS.PAYLOAD,
+                        OUTBOX_EVENTS.ORDERING_KEY,
+                        OUTBOX_EVENTS.ORDERING_POSITION,
+                        OUTBOX_EVENTS.TRACEPARENT,
+                        OUTBOX_EVENTS.TRACESTATE,
+                        OUTBOX_EVENTS.CREATED_AT)
                 .values(id, type, payload, orderingKey, orderingPosition, traceparent, tracestate, createdAt)
-                .onConflict(OUTBOX_EVENTS.ID).doNothing()
+                .onConflict(OUTBOX_EVENTS.ID)
+                .doNothing()
                 .returningResult(OUTBOX_EVENTS.ID);
         ResultQuery<?> query = insert;
         if (channel != null) {
-            CommonTableExpression<Record1<UUID>> written = DSL.name("written").fields("id").as(insert);
+            CommonTableExpression<Record1<UUID>> written =
+                    DSL.name("written").fields("id").as(insert);
             query = mapped.with(written)
-                    .select(written.field(0, UUID.class),
-                            DSL.field(DSL.select(DSL.function("pg_notify", Object.class, DSL.inline(channel), DSL.inline("")))))
+                    .select(
+                            written.field(0, UUID.class),
+                            DSL.field(DSL.select(
+                                    DSL.function("pg_notify", Object.class, DSL.inline(channel), DSL.inline("")))))
                     .from(written);
         }
-        List<String> bound = mapped.extractParams(query).values().stream().filter(p -> !p.isInline()).map(Param::getParamName).toList();
+        List<String> bound = mapped.extractParams(query).values().stream()
+                .filter(p -> !p.isInline())
+                .map(Param::getParamName)
+                .toList();
         if (!bound.equals(PARAMETERS) || mapped.extractBindValues(query).size() != PARAMETERS.size()) {
             throw new IllegalStateException("record's statement binds " + bound + ", expected " + PARAMETERS);
         }
@@ -95,7 +116,8 @@ final class OneEventInsert {
         });
     }
 
-    private static void setNullable(PreparedStatement statement, int index, @Nullable String value) throws SQLException {
+    private static void setNullable(PreparedStatement statement, int index, @Nullable String value)
+            throws SQLException {
         if (value == null) {
             statement.setNull(index, Types.VARCHAR);
         } else {

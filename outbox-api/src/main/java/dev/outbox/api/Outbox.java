@@ -28,8 +28,6 @@ import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.jspecify.annotations.Nullable;
 
-
-
 /**
  * Records integration events in the caller's transaction. Built once, shared by every thread.
  *
@@ -87,6 +85,7 @@ public final class Outbox {
     private final AtomicLong lastNotify;
     /** {@code record}'s statement for one event, rendered at its first use: with the NOTIFY, and without it. */
     private volatile @Nullable OneEventInsert oneEvent;
+
     private volatile @Nullable OneEventInsert oneEventQuiet;
     private final RecordingMeters meters;
     private final TraceContext trace;
@@ -208,7 +207,9 @@ public final class Outbox {
         if (allOrNone && written.size() < rows.size()) {
             List<UUID> duplicates = ids(rows, id -> !written.contains(id));
             if (!written.isEmpty()) {
-                ctx.deleteFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.in(written)).execute();
+                ctx.deleteFrom(OUTBOX_EVENTS)
+                        .where(OUTBOX_EVENTS.ID.in(written))
+                        .execute();
             }
             throw new DuplicateEventException(duplicates);
         }
@@ -258,7 +259,8 @@ public final class Outbox {
         OneEventInsert statement = notify ? oneEvent : oneEventQuiet;
         if (statement == null) {
             // rendered with settings of its own: the caller's may inline values or name parameters
-            statement = OneEventInsert.render(DSL.using(SQLDialect.POSTGRES, OutboxRenderMapping.apply(new Settings(), tables)),
+            statement = OneEventInsert.render(
+                    DSL.using(SQLDialect.POSTGRES, OutboxRenderMapping.apply(new Settings(), tables)),
                     notify ? notifyChannel : null);
             if (notify) {
                 oneEvent = statement;
@@ -320,22 +322,52 @@ public final class Outbox {
     private static Set<UUID> insert(DSLContext ctx, List<OutboxEventsRecord> rows) {
         Set<UUID> written = new HashSet<>();
         for (int from = 0; from < rows.size(); from += ROWS_PER_STATEMENT) {
-            InsertValuesStep9<OutboxEventsRecord, UUID, String, JSONB, String, Long, String, String, OffsetDateTime, OffsetDateTime> insert =
-                    ctx.insertInto(OUTBOX_EVENTS, OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.PAYLOAD,
-                            OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.ORDERING_POSITION, OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE,
-                            OUTBOX_EVENTS.CREATED_AT, OUTBOX_EVENTS.ROUTED_AT);
+            InsertValuesStep9<
+                            OutboxEventsRecord,
+                            UUID,
+                            String,
+                            JSONB,
+                            String,
+                            Long,
+                            String,
+                            String,
+                            OffsetDateTime,
+                            OffsetDateTime>
+                    insert = ctx.insertInto(
+                            OUTBOX_EVENTS,
+                            OUTBOX_EVENTS.ID,
+                            OUTBOX_EVENTS.EVENT_TYPE,
+                            OUTBOX_EVENTS.PAYLOAD,
+                            OUTBOX_EVENTS.ORDERING_KEY,
+                            OUTBOX_EVENTS.ORDERING_POSITION,
+                            OUTBOX_EVENTS.TRACEPARENT,
+                            OUTBOX_EVENTS.TRACESTATE,
+                            OUTBOX_EVENTS.CREATED_AT,
+                            OUTBOX_EVENTS.ROUTED_AT);
             for (OutboxEventsRecord r : rows.subList(from, Math.min(rows.size(), from + ROWS_PER_STATEMENT))) {
-                insert = insert.values(r.getId(), r.getEventType(), r.getPayload(), r.getOrderingKey(), r.getOrderingPosition(),
-                        r.getTraceparent(), r.getTracestate(), r.getCreatedAt(), null);
+                insert = insert.values(
+                        r.getId(),
+                        r.getEventType(),
+                        r.getPayload(),
+                        r.getOrderingKey(),
+                        r.getOrderingPosition(),
+                        r.getTraceparent(),
+                        r.getTracestate(),
+                        r.getCreatedAt(),
+                        null);
             }
-            written.addAll(insert.onConflict(OUTBOX_EVENTS.ID).doNothing().returningResult(OUTBOX_EVENTS.ID).fetch(OUTBOX_EVENTS.ID));
+            written.addAll(insert.onConflict(OUTBOX_EVENTS.ID)
+                    .doNothing()
+                    .returningResult(OUTBOX_EVENTS.ID)
+                    .fetch(OUTBOX_EVENTS.ID));
         }
         return written;
     }
 
     private void notifyRelays(DSLContext ctx) {
         if (notifyChannel != null) {
-            ctx.select(DSL.function("pg_notify", Object.class, DSL.val(notifyChannel), DSL.val(""))).fetch();
+            ctx.select(DSL.function("pg_notify", Object.class, DSL.val(notifyChannel), DSL.val("")))
+                    .fetch();
         }
     }
 
@@ -384,7 +416,9 @@ public final class Outbox {
     private OutboxEventsRecord encode(Object event, OffsetDateTime now, TraceContext.@Nullable Headers current) {
         Objects.requireNonNull(event, "event");
         NewEvent e = event instanceof NewEvent n ? n : NewEvent.of(event);
-        String type = e.eventType() != null ? e.eventType() : eventTypes.nameOf(e.payload().getClass());
+        String type = e.eventType() != null
+                ? e.eventType()
+                : eventTypes.nameOf(e.payload().getClass());
         String json = serializer.serialize(type, e.payload());
         OutboxEventsRecord r = new OutboxEventsRecord();
         r.setId(e.id() != null ? e.id() : ids.next());
@@ -405,8 +439,9 @@ public final class Outbox {
     private static void requireTransaction(DSLContext tx) {
         boolean autoCommit = tx.connectionResult(c -> c.getAutoCommit());
         if (autoCommit) {
-            throw new IllegalStateException("Outbox.record needs the caller's open transaction, but the connection is in auto-commit"
-                    + " mode: call it inside dsl.transaction(tx -> outbox.record(tx.dsl(), event)) or your framework's transaction");
+            throw new IllegalStateException(
+                    "Outbox.record needs the caller's open transaction, but the connection is in auto-commit"
+                            + " mode: call it inside dsl.transaction(tx -> outbox.record(tx.dsl(), event)) or your framework's transaction");
         }
     }
 
@@ -422,6 +457,7 @@ public final class Outbox {
         private Duration notifyInterval = DEFAULT_NOTIFY_INTERVAL;
         /** An {@code io.micrometer.core.instrument.MeterRegistry}, or null; typed Object so that the builder loads without Micrometer. */
         private @Nullable Object meterRegistry;
+
         private @Nullable TraceContext traceContext;
 
         private Builder() {}
@@ -459,7 +495,8 @@ public final class Outbox {
         /** The channel of the NOTIFY sent with each recording; {@value Outbox#DEFAULT_NOTIFY_CHANNEL} by default. */
         public Builder notifyChannel(String channel) {
             if (channel == null || !NotifyChannels.isValid(channel)) {
-                throw new IllegalArgumentException("notifyChannel must be " + NotifyChannels.RULE + ", got '" + LogText.of(channel) + "'");
+                throw new IllegalArgumentException(
+                        "notifyChannel must be " + NotifyChannels.RULE + ", got '" + LogText.of(channel) + "'");
             }
             this.notifyChannel = channel;
             return this;

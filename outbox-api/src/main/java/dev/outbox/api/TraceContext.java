@@ -28,5 +28,6 @@ public interface TraceContext {
     }
 
     /** The current span's context when it is valid, else null. */
-    @Nullable Headers current();
+    @Nullable
+    Headers current();
 }

@@ -31,7 +31,10 @@ class JacksonEventSerializerTest {
 
     private final EventSerializer serializer = EventSerializer.jackson();
 
-    enum Channel { EMAIL, SMS }
+    enum Channel {
+        EMAIL,
+        SMS
+    }
 
     record Line(String sku, int quantity, BigDecimal price) {}
 
@@ -39,7 +42,11 @@ class JacksonEventSerializerTest {
 
     record Order(long id, Channel channel, Address address, List<Line> lines, Map<String, String> labels) {}
 
-    record Times(@Nullable Instant instant, @Nullable OffsetDateTime offsetDateTime, @Nullable LocalDate localDate, @Nullable Duration duration) {}
+    record Times(
+            @Nullable Instant instant,
+            @Nullable OffsetDateTime offsetDateTime,
+            @Nullable LocalDate localDate,
+            @Nullable Duration duration) {}
 
     record Amount(BigDecimal value) {}
 
@@ -71,8 +78,12 @@ class JacksonEventSerializerTest {
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put("priority", "high");
         labels.put("späť ✓ 😀", "unicode keys and values 😀");
-        Order order = new Order(42L, Channel.SMS, new Address("Main St 1", null),
-                List.of(new Line("A-1", 2, new BigDecimal("9.99")), new Line("B-2", 1, new BigDecimal("100"))), labels);
+        Order order = new Order(
+                42L,
+                Channel.SMS,
+                new Address("Main St 1", null),
+                List.of(new Line("A-1", 2, new BigDecimal("9.99")), new Line("B-2", 1, new BigDecimal("100"))),
+                labels);
 
         assertThat(roundTrip(order, Order.class)).isEqualTo(order);
     }
@@ -85,21 +96,30 @@ class JacksonEventSerializerTest {
 
     @Test
     void roundTripsJavaTimeValuesAsIsoText() {
-        Times times = new Times(Instant.parse("2024-01-02T03:04:05.123456789Z"), OffsetDateTime.parse("2024-01-02T03:04:05+02:00"),
-                LocalDate.of(2024, 2, 29), Duration.ofMillis(1500));
+        Times times = new Times(
+                Instant.parse("2024-01-02T03:04:05.123456789Z"),
+                OffsetDateTime.parse("2024-01-02T03:04:05+02:00"),
+                LocalDate.of(2024, 2, 29),
+                Duration.ofMillis(1500));
 
         String json = serializer.serialize("t", times);
 
-        assertThat(json).contains("\"instant\":\"2024-01-02T03:04:05.123456789Z\"", "\"offsetDateTime\":\"2024-01-02T03:04:05+02:00\"",
-                "\"localDate\":\"2024-02-29\"", "\"duration\":\"PT1.5S\"");
+        assertThat(json)
+                .contains(
+                        "\"instant\":\"2024-01-02T03:04:05.123456789Z\"",
+                        "\"offsetDateTime\":\"2024-01-02T03:04:05+02:00\"",
+                        "\"localDate\":\"2024-02-29\"",
+                        "\"duration\":\"PT1.5S\"");
         assertThat(serializer.deserialize(json, Times.class)).isEqualTo(times);
     }
 
     @Test
     void keepsTheScaleOfBigDecimals() {
-        assertThat(serializer.serialize("t", new Amount(new BigDecimal("10.50")))).isEqualTo("{\"value\":10.50}");
+        assertThat(serializer.serialize("t", new Amount(new BigDecimal("10.50"))))
+                .isEqualTo("{\"value\":10.50}");
         assertThat(serializer.serialize("t", new Amount(new BigDecimal("10")))).isEqualTo("{\"value\":10}");
-        assertThat(roundTrip(new Amount(new BigDecimal("10.50")), Amount.class)).isEqualTo(new Amount(new BigDecimal("10.50")));
+        assertThat(roundTrip(new Amount(new BigDecimal("10.50")), Amount.class))
+                .isEqualTo(new Amount(new BigDecimal("10.50")));
     }
 
     @Test
@@ -141,10 +161,13 @@ class JacksonEventSerializerTest {
         JacksonEventSerializer withUpper = JacksonEventSerializer.withModules(upper);
 
         assertThat(withUpper.serialize("test.event", new Text("abc"))).isEqualTo("{\"text\":\"ABC\"}");
-        assertThat(withUpper.serialize("test.event", new Times(Instant.parse("2026-01-02T03:04:05Z"), null, null, null)))
-                .as("java.time as ISO text, as by default").contains("\"2026-01-02T03:04:05Z\"");
+        assertThat(withUpper.serialize(
+                        "test.event", new Times(Instant.parse("2026-01-02T03:04:05Z"), null, null, null)))
+                .as("java.time as ISO text, as by default")
+                .contains("\"2026-01-02T03:04:05Z\"");
         assertThatThrownBy(() -> withUpper.serialize("test.event", new Dated(new Date(0))))
-                .isInstanceOf(EventEncodingException.class).hasMessageContaining("java.util.Date");
+                .isInstanceOf(EventEncodingException.class)
+                .hasMessageContaining("java.util.Date");
     }
 
     @Test
@@ -154,18 +177,21 @@ class JacksonEventSerializerTest {
         JavaTimeModule durationsAsText = new JavaTimeModule();
         durationsAsText.addSerializer(Duration.class, new JsonSerializer<Duration>() {
             @Override
-            public void serialize(Duration value, JsonGenerator gen, SerializerProvider serializers) throws IOException {
+            public void serialize(Duration value, JsonGenerator gen, SerializerProvider serializers)
+                    throws IOException {
                 gen.writeString(value.getSeconds() + " seconds");
             }
         });
 
-        assertThat(JacksonEventSerializer.withModules(durationsAsText).serialize("test.event", new Times(null, null, null, Duration.ofSeconds(90))))
+        assertThat(JacksonEventSerializer.withModules(durationsAsText)
+                        .serialize("test.event", new Times(null, null, null, Duration.ofSeconds(90))))
                 .contains("\"90 seconds\"");
     }
 
     @Test
     void ignoresUnknownPropertiesWhenReading() {
-        assertThat(serializer.deserialize("{\"text\":\"x\",\"addedLater\":1}", Text.class)).isEqualTo(new Text("x"));
+        assertThat(serializer.deserialize("{\"text\":\"x\",\"addedLater\":1}", Text.class))
+                .isEqualTo(new Text("x"));
     }
 
     @Test
@@ -185,21 +211,33 @@ class JacksonEventSerializerTest {
                 Arguments.of("+Infinity float", new Scores(1.0, Float.POSITIVE_INFINITY), "$.ratio", "infinite"),
                 Arguments.of("-Infinity float", new Scores(1.0, Float.NEGATIVE_INFINITY), "$.ratio", "infinite"),
                 Arguments.of("NaN in a nested list", new Holder(List.of(1.0, Double.NaN)), "$.value[1]", "NaN"),
-                Arguments.of("unpaired high surrogate", new Text("ab\uD83D"), "$.text", "unpaired surrogate at index 2"),
+                Arguments.of(
+                        "unpaired high surrogate", new Text("ab\uD83D"), "$.text", "unpaired surrogate at index 2"),
                 Arguments.of("unpaired low surrogate", new Text("\uDE00ab"), "$.text", "unpaired surrogate at index 0"),
                 Arguments.of("reversed surrogate pair", new Text("\uDE00\uD83D"), "$.text", "unpaired surrogate"),
-                Arguments.of("unpaired high surrogate in a map key", new Labels(Map.of("k\uD83D", 1)), "$.labels.<key #0>",
+                Arguments.of(
+                        "unpaired high surrogate in a map key",
+                        new Labels(Map.of("k\uD83D", 1)),
+                        "$.labels.<key #0>",
                         "has a key that contains an unpaired surrogate"),
-                Arguments.of("unpaired low surrogate in a map key", new Labels(Map.of("\uDE00", 1)), "$.labels.<key #0>",
+                Arguments.of(
+                        "unpaired low surrogate in a map key",
+                        new Labels(Map.of("\uDE00", 1)),
+                        "$.labels.<key #0>",
                         "has a key that contains an unpaired surrogate"),
                 Arguments.of("\\u0000 in a value", new Text("a\u0000b"), "$.text", "\\u0000"),
                 Arguments.of("\\u0000 in a map key", new Labels(Map.of("a\u0000", 1)), "$.labels.<key #0>", "\\u0000"),
                 Arguments.of("java.util.Date", new Dated(new Date(0)), "$.at", "java.util.Date"),
-                Arguments.of("java.sql.Timestamp, a Date", new Holder(new java.sql.Timestamp(0)), "$.value", "java.util.Date"),
+                Arguments.of(
+                        "java.sql.Timestamp, a Date",
+                        new Holder(new java.sql.Timestamp(0)),
+                        "$.value",
+                        "java.util.Date"),
                 Arguments.of("Optional", new Optionals(Optional.of("x")), "$.note", "Optional"),
                 Arguments.of("empty Optional", new Optionals(Optional.empty()), "$.note", "Optional"),
                 Arguments.of("object with no properties", new Opaque(), "$", "no stable JSON form"),
-                Arguments.of("nested object with no properties", new Holder(new Opaque()), "$.value", "no stable JSON form"),
+                Arguments.of(
+                        "nested object with no properties", new Holder(new Opaque()), "$.value", "no stable JSON form"),
                 Arguments.of("a Class", new Holder(String.class), "$.value", "not data"),
                 Arguments.of("a Thread", new Holder(Thread.currentThread()), "$.value", "not data"),
                 Arguments.of("a byte array", new Holder(new byte[] {1, 2}), "$.value", "no JSON form (BINARY)"),
@@ -213,7 +251,8 @@ class JacksonEventSerializerTest {
     @MethodSource("unstorableEvents")
     void refusesAValueThatCannotBeStoredNamingItsPath(String what, Object event, String path, String problem) {
         assertThatThrownBy(() -> serializer.serialize("order.placed", event))
-                .isInstanceOfSatisfying(EventEncodingException.class, e -> assertThat(e.path()).isEqualTo(path))
+                .isInstanceOfSatisfying(
+                        EventEncodingException.class, e -> assertThat(e.path()).isEqualTo(path))
                 .hasMessageContaining("'order.placed'")
                 .hasMessageContaining(path + " ")
                 .hasMessageContaining(problem);
@@ -225,20 +264,25 @@ class JacksonEventSerializerTest {
         labels.put("customer-jane.doe@example.com", 1);
         labels.put("it's\u0000", 2);
         assertThatThrownBy(() -> serializer.serialize("t", new Labels(labels)))
-                .isInstanceOfSatisfying(EventEncodingException.class, e -> assertThat(e.path()).isEqualTo("$.labels.<key #1>"))
-                .hasMessage("cannot record event of type 't': $.labels.<key #1> has a key that contains \\u0000 at index 4, which jsonb refuses")
-                .hasMessageNotContaining("it's").hasMessageNotContaining("jane");
+                .isInstanceOfSatisfying(
+                        EventEncodingException.class, e -> assertThat(e.path()).isEqualTo("$.labels.<key #1>"))
+                .hasMessage(
+                        "cannot record event of type 't': $.labels.<key #1> has a key that contains \\u0000 at index 4, which jsonb refuses")
+                .hasMessageNotContaining("it's")
+                .hasMessageNotContaining("jane");
         Map<String, Object> nested = new LinkedHashMap<>();
         nested.put("secret-key", List.of(new Scores(1.0, 2f), new Scores(Double.NaN, 1f)));
         assertThatThrownBy(() -> serializer.serialize("t", new Holder(nested)))
-                .isInstanceOfSatisfying(EventEncodingException.class, e -> assertThat(e.path()).isEqualTo("$.value.<key #0>[1].score"))
+                .isInstanceOfSatisfying(
+                        EventEncodingException.class, e -> assertThat(e.path()).isEqualTo("$.value.<key #0>[1].score"))
                 .hasMessageNotContaining("secret");
     }
 
     @Test
     void namesThePropertiesOfABeanOrRecordWhichAreCode() {
         assertThatThrownBy(() -> serializer.serialize("t", new Holder(List.of(new Text("ok"), new Text("bad\u0000")))))
-                .isInstanceOfSatisfying(EventEncodingException.class, e -> assertThat(e.path()).isEqualTo("$.value[1].text"));
+                .isInstanceOfSatisfying(
+                        EventEncodingException.class, e -> assertThat(e.path()).isEqualTo("$.value[1].text"));
     }
 
     @Test

@@ -16,8 +16,8 @@ class LogTextTest {
     @Test
     void escapesEverythingThatCouldStartAForgedLine() {
         assertThat(LogText.of("a\n12:00:00.000 ERROR x")).isEqualTo("a\\u000a12:00:00.000 ERROR x");
-        assertThat(LogText.of("a\rb\u0085c\u2028d\u2029e\u0000f\u001bg\u007f")).isEqualTo(
-                "a\\u000db\\u0085c\\u2028d\\u2029e\\u0000f\\u001bg\\u007f");
+        assertThat(LogText.of("a\rb\u0085c\u2028d\u2029e\u0000f\u001bg\u007f"))
+                .isEqualTo("a\\u000db\\u0085c\\u2028d\\u2029e\\u0000f\\u001bg\\u007f");
         assertThat(LogText.of("\u202Eevil\u2066")).isEqualTo("\\u202eevil\\u2066");
     }
 
@@ -34,7 +34,8 @@ class LogTextTest {
     @Test
     void boundsALongValueAndSaysHowMuchWasCut() {
         String printed = LogText.of("x".repeat(1 << 20));
-        assertThat(printed).isEqualTo("x".repeat(LogText.MAX_CHARS) + "…(+" + ((1 << 20) - LogText.MAX_CHARS) + " chars)");
+        assertThat(printed)
+                .isEqualTo("x".repeat(LogText.MAX_CHARS) + "…(+" + ((1 << 20) - LogText.MAX_CHARS) + " chars)");
     }
 
     @Test

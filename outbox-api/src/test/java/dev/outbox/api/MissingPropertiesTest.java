@@ -24,7 +24,8 @@ class MissingPropertiesTest {
 
     record Labels(java.util.Map<String, Integer> labels) {}
 
-    record Noted(String name, @Nullable String note, @Nullable List<String> tags) {}
+    record Noted(
+            String name, @Nullable String note, @Nullable List<String> tags) {}
 
     @NullUnmarked
     static final class Unmarked {
@@ -36,24 +37,29 @@ class MissingPropertiesTest {
         assertThatThrownBy(() -> serializer.deserialize("{\"n\":1}", Numbered.class))
                 .isInstanceOf(OutboxException.class)
                 .hasMessageContaining("cannot read an event of class " + Numbered.class.getName());
-        assertThatThrownBy(() -> serializer.deserialize("{\"number\":null}", Numbered.class)).isInstanceOf(OutboxException.class);
+        assertThatThrownBy(() -> serializer.deserialize("{\"number\":null}", Numbered.class))
+                .isInstanceOf(OutboxException.class);
     }
 
     @Test
     void refusesAPayloadMissingANonNullComponentOfANullMarkedRecord() {
-        assertThatThrownBy(() -> serializer.deserialize("{\"n\":1}", Named.class)).isInstanceOf(OutboxException.class);
-        assertThatThrownBy(() -> serializer.deserialize("{\"name\":null}", Named.class)).isInstanceOf(OutboxException.class);
+        assertThatThrownBy(() -> serializer.deserialize("{\"n\":1}", Named.class))
+                .isInstanceOf(OutboxException.class);
+        assertThatThrownBy(() -> serializer.deserialize("{\"name\":null}", Named.class))
+                .isInstanceOf(OutboxException.class);
     }
 
     @Test
     void readsMissingOrNullNullableComponentsAsNull() {
         assertThat(serializer.deserialize("{\"name\":\"a\"}", Noted.class)).isEqualTo(new Noted("a", null, null));
-        assertThat(serializer.deserialize("{\"name\":\"a\",\"note\":null,\"tags\":null}", Noted.class)).isEqualTo(new Noted("a", null, null));
+        assertThat(serializer.deserialize("{\"name\":\"a\",\"note\":null,\"tags\":null}", Noted.class))
+                .isEqualTo(new Noted("a", null, null));
     }
 
     @Test
     void ignoresUnknownProperties() {
-        assertThat(serializer.deserialize("{\"number\":7,\"addedLater\":{\"x\":1}}", Numbered.class)).isEqualTo(new Numbered(7));
+        assertThat(serializer.deserialize("{\"number\":7,\"addedLater\":{\"x\":1}}", Numbered.class))
+                .isEqualTo(new Numbered(7));
     }
 
     @Test

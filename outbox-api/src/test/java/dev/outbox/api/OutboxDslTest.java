@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 
 class OutboxDslTest {
 
-    private static final OutboxTables TABLES = new OutboxTables("billing", "billing_events", "billing_deliveries", "billing_inbox");
+    private static final OutboxTables TABLES =
+            new OutboxTables("billing", "billing_events", "billing_deliveries", "billing_inbox");
 
     @Test
     void rendersTheConfiguredSchemaAndTableNames() {
@@ -29,8 +30,9 @@ class OutboxDslTest {
 
     @Test
     void leavesTheCallersSettingsAndItsOtherSchemasAlone() {
-        Settings settings = new Settings().withRenderMapping(new RenderMapping()
-                .withSchemata(new MappedSchema().withInput("shop").withOutput("shop_test")));
+        Settings settings = new Settings()
+                .withRenderMapping(new RenderMapping()
+                        .withSchemata(new MappedSchema().withInput("shop").withOutput("shop_test")));
         String before = settings.toString();
         DSLContext app = DSL.using(SQLDialect.POSTGRES, settings);
 
@@ -38,7 +40,9 @@ class OutboxDslTest {
 
         assertThat(settings.toString()).isEqualTo(before);
         assertThat(app.settings().getRenderMapping().getSchemata()).hasSize(1);
-        assertThat(mapped.settings().getRenderMapping().getSchemata()).extracting(MappedSchema::getInput).containsExactly("shop", "public");
+        assertThat(mapped.settings().getRenderMapping().getSchemata())
+                .extracting(MappedSchema::getInput)
+                .containsExactly("shop", "public");
         assertThat(app.render(app.selectFrom(OUTBOX_EVENTS))).doesNotContain("billing");
     }
 

@@ -63,8 +63,15 @@ class RecordIT {
     @BeforeAll
     static void setUp() {
         dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
-        dsl.createTable("orders").column("id", SQLDataType.BIGINT).column("total", SQLDataType.NUMERIC).execute();
-        outbox = Outbox.builder().tables(db.tables()).clock(Clock.fixed(NOW, ZoneOffset.UTC)).notifications(false).build();
+        dsl.createTable("orders")
+                .column("id", SQLDataType.BIGINT)
+                .column("total", SQLDataType.NUMERIC)
+                .execute();
+        outbox = Outbox.builder()
+                .tables(db.tables())
+                .clock(Clock.fixed(NOW, ZoneOffset.UTC))
+                .notifications(false)
+                .build();
     }
 
     @BeforeEach
@@ -82,7 +89,10 @@ class RecordIT {
     }
 
     private static OutboxEventsRecord event(UUID id) {
-        return events(dsl).selectFrom(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(id)).fetchSingle();
+        return events(dsl)
+                .selectFrom(OUTBOX_EVENTS)
+                .where(OUTBOX_EVENTS.ID.eq(id))
+                .fetchSingle();
     }
 
     private static void insertOrder(DSLContext tx, long id) {
@@ -111,8 +121,12 @@ class RecordIT {
 
     @Test
     void recordsThroughAContextThatInlinesItsValues() {
-        DSLContext inlining = DSL.using(db.dataSource(), SQLDialect.POSTGRES, new Settings().withStatementType(StatementType.STATIC_STATEMENT));
-        Outbox fresh = Outbox.builder().tables(db.tables()).notifications(false).build(); // renders its statement on this first call
+        DSLContext inlining = DSL.using(
+                db.dataSource(), SQLDialect.POSTGRES, new Settings().withStatementType(StatementType.STATIC_STATEMENT));
+        Outbox fresh = Outbox.builder()
+                .tables(db.tables())
+                .notifications(false)
+                .build(); // renders its statement on this first call
 
         UUID id = inlining.transactionResult(tx -> fresh.record(tx.dsl(), new OrderPlaced(1L, BigDecimal.ONE)));
 
@@ -122,10 +136,11 @@ class RecordIT {
     @Test
     void rollsTheEventBackWithTheBusinessChange() {
         assertThatThrownBy(() -> dsl.transaction(tx -> {
-            insertOrder(tx.dsl(), 2L);
-            outbox.record(tx.dsl(), new OrderPlaced(2L, BigDecimal.ONE));
-            throw new IllegalStateException("business rule broken");
-        })).hasMessageContaining("business rule broken");
+                    insertOrder(tx.dsl(), 2L);
+                    outbox.record(tx.dsl(), new OrderPlaced(2L, BigDecimal.ONE));
+                    throw new IllegalStateException("business rule broken");
+                }))
+                .hasMessageContaining("business rule broken");
         assertThat(eventCount()).isZero();
         assertThat(dsl.fetchCount(DSL.table("orders"))).isZero();
     }
@@ -164,7 +179,8 @@ class RecordIT {
         for (int i = 1; i < ids.size(); i++) {
             assertThat(ids.get(i).toString()).isGreaterThan(ids.get(i - 1).toString());
         }
-        Map<UUID, OutboxEventsRecord> rows = events(dsl).selectFrom(OUTBOX_EVENTS).fetchMap(OUTBOX_EVENTS.ID);
+        Map<UUID, OutboxEventsRecord> rows =
+                events(dsl).selectFrom(OUTBOX_EVENTS).fetchMap(OUTBOX_EVENTS.ID);
         assertThat(rows).hasSize(1_000);
         for (int i = 0; i < ids.size(); i++) {
             assertThat(rows.get(ids.get(i)).getPayload().data()).contains("\"orderId\": " + i + "}");
@@ -220,7 +236,8 @@ class RecordIT {
                 all.addAll(f.get());
             }
             assertThat(all).hasSize(threads * perThread);
-            assertThat(events(dsl).select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).fetchSet(OUTBOX_EVENTS.ID)).isEqualTo(all);
+            assertThat(events(dsl).select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).fetchSet(OUTBOX_EVENTS.ID))
+                    .isEqualTo(all);
             assertThat(dsl.fetchCount(DSL.table("orders"))).isEqualTo(threads * perThread);
         } finally {
             pool.shutdownNow();
@@ -232,23 +249,30 @@ class RecordIT {
         UUID domainEventId = IdGenerator.uuidV7().next();
         UUID first = dsl.transactionResult(tx -> {
             insertOrder(tx.dsl(), 10L);
-            return outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(10L, BigDecimal.ONE)).withId(domainEventId));
+            return outbox.record(
+                    tx.dsl(), NewEvent.of(new OrderPlaced(10L, BigDecimal.ONE)).withId(domainEventId));
         });
         assertThat(first).isEqualTo(domainEventId);
 
         assertThatThrownBy(() -> dsl.transaction(tx -> {
-            insertOrder(tx.dsl(), 11L);
-            outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(10L, BigDecimal.ONE)).withId(domainEventId));
-        })).isInstanceOfSatisfying(DuplicateEventException.class, e -> assertThat(e.ids()).containsExactly(domainEventId))
+                    insertOrder(tx.dsl(), 11L);
+                    outbox.record(
+                            tx.dsl(),
+                            NewEvent.of(new OrderPlaced(10L, BigDecimal.ONE)).withId(domainEventId));
+                }))
+                .isInstanceOfSatisfying(
+                        DuplicateEventException.class, e -> assertThat(e.ids()).containsExactly(domainEventId))
                 .hasMessageContaining(domainEventId.toString());
 
         assertThat(eventCount()).isOne();
-        assertThat(dsl.select(DSL.field("id")).from("orders").fetchSet(0, Long.class)).containsExactly(10L);
+        assertThat(dsl.select(DSL.field("id")).from("orders").fetchSet(0, Long.class))
+                .containsExactly(10L);
     }
 
     private static UUID recordedOwnId() {
         UUID id = IdGenerator.uuidV7().next();
-        dsl.transaction(tx -> outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(1L, BigDecimal.ONE)).withId(id)));
+        dsl.transaction(tx -> outbox.record(
+                tx.dsl(), NewEvent.of(new OrderPlaced(1L, BigDecimal.ONE)).withId(id)));
         return id;
     }
 
@@ -262,9 +286,11 @@ class RecordIT {
 
         dsl.transaction(tx -> {
             insertOrder(tx.dsl(), 20L);
-            assertThatThrownBy(() -> outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(20L, BigDecimal.ONE)).withId(id)))
+            assertThatThrownBy(() -> outbox.record(
+                            tx.dsl(),
+                            NewEvent.of(new OrderPlaced(20L, BigDecimal.ONE)).withId(id)))
                     .isInstanceOf(DuplicateEventException.class);
-            insertOrder(tx.dsl(), 21L);   // would fail with 25P02 in an aborted transaction
+            insertOrder(tx.dsl(), 21L); // would fail with 25P02 in an aborted transaction
         });
 
         assertThat(orderIds()).containsExactlyInAnyOrder(20L, 21L);
@@ -277,7 +303,8 @@ class RecordIT {
 
         boolean recorded = dsl.transactionResult(tx -> {
             insertOrder(tx.dsl(), 30L);
-            return outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderPlaced(30L, BigDecimal.TEN)).withId(id));
+            return outbox.recordIfAbsent(
+                    tx.dsl(), NewEvent.of(new OrderPlaced(30L, BigDecimal.TEN)).withId(id));
         });
 
         assertThat(recorded).isFalse();
@@ -290,7 +317,8 @@ class RecordIT {
     void recordIfAbsentRecordsANewId() {
         UUID id = IdGenerator.uuidV7().next();
 
-        boolean recorded = dsl.transactionResult(tx -> outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderShipped(31L)).withId(id)));
+        boolean recorded = dsl.transactionResult(tx -> outbox.recordIfAbsent(
+                tx.dsl(), NewEvent.of(new OrderShipped(31L)).withId(id)));
 
         assertThat(recorded).isTrue();
         assertThat(event(id).getEventType()).isEqualTo("order.shipped");
@@ -304,17 +332,22 @@ class RecordIT {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<Boolean> first = pool.submit(() -> dsl.transactionResult(tx -> {
-                boolean r = outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderShipped(32L)).withId(id));
-                int pid = tx.dsl().fetchSingle(DSL.field("pg_backend_pid()", Integer.class)).value1();
+                boolean r = outbox.recordIfAbsent(
+                        tx.dsl(), NewEvent.of(new OrderShipped(32L)).withId(id));
+                int pid = tx.dsl()
+                        .fetchSingle(DSL.field("pg_backend_pid()", Integer.class))
+                        .value1();
                 firstWrote.countDown();
                 secondStarted.await();
-                await().atMost(Duration.ofSeconds(10)).until(() -> db.waitersOn(pid) == 1); // the second call waits on this row
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> db.waitersOn(pid) == 1); // the second call waits on this row
                 return r;
             }));
             firstWrote.await();
             boolean second = dsl.transactionResult(tx -> {
                 secondStarted.countDown();
-                return outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderShipped(33L)).withId(id));
+                return outbox.recordIfAbsent(
+                        tx.dsl(), NewEvent.of(new OrderShipped(33L)).withId(id));
             });
             assertThat(first.get()).isTrue();
             assertThat(second).isFalse();
@@ -333,28 +366,41 @@ class RecordIT {
 
         dsl.transaction(tx -> {
             insertOrder(tx.dsl(), 40L);
-            assertThatThrownBy(() -> outbox.recordAll(tx.dsl(), List.of(
-                    NewEvent.of(new OrderShipped(1L)).withId(a),
-                    NewEvent.of(new OrderShipped(2L)).withId(fresh),
-                    new OrderShipped(3L),
-                    NewEvent.of(new OrderShipped(4L)).withId(b))))
-                    .isInstanceOfSatisfying(DuplicateEventException.class, e -> assertThat(e.ids()).containsExactly(a, b))
+            assertThatThrownBy(() -> outbox.recordAll(
+                            tx.dsl(),
+                            List.of(
+                                    NewEvent.of(new OrderShipped(1L)).withId(a),
+                                    NewEvent.of(new OrderShipped(2L)).withId(fresh),
+                                    new OrderShipped(3L),
+                                    NewEvent.of(new OrderShipped(4L)).withId(b))))
+                    .isInstanceOfSatisfying(
+                            DuplicateEventException.class,
+                            e -> assertThat(e.ids()).containsExactly(a, b))
                     .hasMessageContaining("2 event ids are already recorded: " + a + ", " + b);
         });
 
         assertThat(orderIds()).containsExactly(40L);
-        assertThat(events(dsl).select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).fetchSet(OUTBOX_EVENTS.ID)).containsExactlyInAnyOrder(a, b);
+        assertThat(events(dsl).select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).fetchSet(OUTBOX_EVENTS.ID))
+                .containsExactlyInAnyOrder(a, b);
     }
 
     @Test
     void recordAllRefusesAnIdGivenTwiceBeforeWritingAnything() {
         UUID id = IdGenerator.uuidV7().next();
 
-        assertThatThrownBy(() -> dsl.transaction(tx -> outbox.recordAll(tx.dsl(), List.of(
-                new OrderShipped(1L), NewEvent.of(new OrderShipped(2L)).withId(id), NewEvent.of(new OrderShipped(3L)).withId(id)))))
-                .isInstanceOfSatisfying(DuplicateEventException.class, e -> assertThat(e.ids()).containsExactly(id));
-        assertThatThrownBy(() -> dsl.transaction(tx -> outbox.recordAllIfAbsent(tx.dsl(), List.of(
-                NewEvent.of(new OrderShipped(2L)).withId(id), NewEvent.of(new OrderShipped(3L)).withId(id)))))
+        assertThatThrownBy(() -> dsl.transaction(tx -> outbox.recordAll(
+                        tx.dsl(),
+                        List.of(
+                                new OrderShipped(1L),
+                                NewEvent.of(new OrderShipped(2L)).withId(id),
+                                NewEvent.of(new OrderShipped(3L)).withId(id)))))
+                .isInstanceOfSatisfying(
+                        DuplicateEventException.class, e -> assertThat(e.ids()).containsExactly(id));
+        assertThatThrownBy(() -> dsl.transaction(tx -> outbox.recordAllIfAbsent(
+                        tx.dsl(),
+                        List.of(
+                                NewEvent.of(new OrderShipped(2L)).withId(id),
+                                NewEvent.of(new OrderShipped(3L)).withId(id)))))
                 .isInstanceOf(DuplicateEventException.class);
 
         assertThat(eventCount()).isZero();
@@ -365,25 +411,32 @@ class RecordIT {
         UUID recorded = recordedOwnId();
         UUID fresh = IdGenerator.uuidV7().next();
 
-        List<UUID> written = dsl.transactionResult(tx -> outbox.recordAllIfAbsent(tx.dsl(), List.of(
-                NewEvent.of(new OrderShipped(1L)).withId(fresh),
-                NewEvent.of(new OrderShipped(2L)).withId(recorded),
-                new OrderShipped(3L))));
+        List<UUID> written = dsl.transactionResult(tx -> outbox.recordAllIfAbsent(
+                tx.dsl(),
+                List.of(
+                        NewEvent.of(new OrderShipped(1L)).withId(fresh),
+                        NewEvent.of(new OrderShipped(2L)).withId(recorded),
+                        new OrderShipped(3L))));
 
         assertThat(written).hasSize(2).startsWith(fresh).doesNotContain(recorded);
         assertThat(eventCount()).isEqualTo(3);
-        List<UUID> again = dsl.transactionResult(tx -> outbox.recordAllIfAbsent(tx.dsl(), List.of(
-                NewEvent.of(new OrderShipped(1L)).withId(fresh), NewEvent.of(new OrderShipped(2L)).withId(recorded))));
+        List<UUID> again = dsl.transactionResult(tx -> outbox.recordAllIfAbsent(
+                tx.dsl(),
+                List.of(
+                        NewEvent.of(new OrderShipped(1L)).withId(fresh),
+                        NewEvent.of(new OrderShipped(2L)).withId(recorded))));
         assertThat(again).isEmpty();
     }
 
     @Test
     void storesTheOrderingKeyAndTraceHeaders() {
         String traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-        UUID id = dsl.transactionResult(tx -> outbox.record(tx.dsl(), NewEvent.of(new OrderShipped(5L))
-                .withOrderingKey("order-5")
-                .withTraceparent(traceparent)
-                .withTracestate("congo=t61rcWkgMzE")));
+        UUID id = dsl.transactionResult(tx -> outbox.record(
+                tx.dsl(),
+                NewEvent.of(new OrderShipped(5L))
+                        .withOrderingKey("order-5")
+                        .withTraceparent(traceparent)
+                        .withTracestate("congo=t61rcWkgMzE")));
 
         OutboxEventsRecord row = event(id);
         assertThat(row.getOrderingKey()).isEqualTo("order-5");
@@ -395,16 +448,20 @@ class RecordIT {
     @Test
     void refusesAMalformedTraceparentOrOrderingKeyBeforeRecording() {
         assertThatThrownBy(() -> NewEvent.of(new OrderShipped(1L)).withTraceparent("not-a-traceparent"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("traceparent");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("traceparent");
         assertThatThrownBy(() -> NewEvent.of(new OrderShipped(1L)).withOrderingKey(""))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("orderingKey");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("orderingKey");
         assertThatThrownBy(() -> NewEvent.of(new OrderShipped(1L)).withTracestate("x".repeat(513)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tracestate");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tracestate");
     }
 
     @Test
     void refusesANewEventInsideANewEvent() {
-        assertThatThrownBy(() -> NewEvent.of(NewEvent.of(new OrderShipped(1L)))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> NewEvent.of(NewEvent.of(new OrderShipped(1L))))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("NewEvent.payload");
     }
 
@@ -420,8 +477,13 @@ class RecordIT {
 
     @Test
     void takesTheNameFromTheRegistryBeforeTheAnnotation() {
-        Outbox registered = Outbox.builder().tables(db.tables()).notifications(false)
-                .eventTypes(EventTypes.builder().register("order.placed.v2", OrderPlaced.class).register("unnamed", Unnamed.class).build())
+        Outbox registered = Outbox.builder()
+                .tables(db.tables())
+                .notifications(false)
+                .eventTypes(EventTypes.builder()
+                        .register("order.placed.v2", OrderPlaced.class)
+                        .register("unnamed", Unnamed.class)
+                        .build())
                 .build();
 
         UUID annotated = dsl.transactionResult(tx -> registered.record(tx.dsl(), new OrderPlaced(1L, BigDecimal.ONE)));
@@ -436,18 +498,24 @@ class RecordIT {
 
     @Test
     void takesAnExplicitEventTypeBeforeAnyOther() {
-        UUID id = dsl.transactionResult(tx -> outbox.record(tx.dsl(), NewEvent.of(new Unnamed(1L)).withEventType("legacy.unnamed")));
+        UUID id = dsl.transactionResult(
+                tx -> outbox.record(tx.dsl(), NewEvent.of(new Unnamed(1L)).withEventType("legacy.unnamed")));
         assertThat(event(id).getEventType()).isEqualTo("legacy.unnamed");
     }
 
     @Test
     void refusesConflictingRegistrations() {
-        assertThatThrownBy(() -> EventTypes.builder().register("a", OrderPlaced.class).register("b", OrderPlaced.class))
-                .isInstanceOf(OutboxException.class).hasMessageContaining("registered twice");
-        assertThatThrownBy(() -> EventTypes.builder().register("a", OrderPlaced.class).register("a", Unnamed.class))
-                .isInstanceOf(OutboxException.class).hasMessageContaining("registered for both");
+        assertThatThrownBy(() ->
+                        EventTypes.builder().register("a", OrderPlaced.class).register("b", OrderPlaced.class))
+                .isInstanceOf(OutboxException.class)
+                .hasMessageContaining("registered twice");
+        assertThatThrownBy(() ->
+                        EventTypes.builder().register("a", OrderPlaced.class).register("a", Unnamed.class))
+                .isInstanceOf(OutboxException.class)
+                .hasMessageContaining("registered for both");
         assertThatThrownBy(() -> EventTypes.builder().register("not a name", OrderPlaced.class))
-                .isInstanceOf(OutboxException.class).hasMessageContaining("event type must match");
+                .isInstanceOf(OutboxException.class)
+                .hasMessageContaining("event type must match");
     }
 
     /** Every refusal of {@link JacksonEventSerializerTest}, now inside a transaction. */
@@ -472,14 +540,19 @@ class RecordIT {
     @Test
     void recordsAPayloadWithUnicodeAndEscapesIntact() {
         String text = "quote \" backslash \\ tab \t newline \n emoji 😀 accents é";
-        UUID id = dsl.transactionResult(tx -> outbox.record(tx.dsl(), NewEvent.of(new Note(text)).withEventType("note")));
-        assertThat(outbox.serializer().deserialize(event(id).getPayload().data(), Note.class)).isEqualTo(new Note(text));
+        UUID id = dsl.transactionResult(
+                tx -> outbox.record(tx.dsl(), NewEvent.of(new Note(text)).withEventType("note")));
+        assertThat(outbox.serializer().deserialize(event(id).getPayload().data(), Note.class))
+                .isEqualTo(new Note(text));
     }
 
     @Test
     void storesCreatedAtFromTheClockInUtc() {
-        Outbox tokyo = Outbox.builder().tables(db.tables()).notifications(false)
-                .clock(Clock.fixed(NOW, java.time.ZoneId.of("Asia/Tokyo"))).build();
+        Outbox tokyo = Outbox.builder()
+                .tables(db.tables())
+                .notifications(false)
+                .clock(Clock.fixed(NOW, java.time.ZoneId.of("Asia/Tokyo")))
+                .build();
         UUID id = dsl.transactionResult(tx -> tokyo.record(tx.dsl(), new OrderShipped(1L)));
         assertThat(event(id).getCreatedAt()).isEqualTo(OffsetDateTime.ofInstant(NOW, ZoneOffset.UTC));
     }

@@ -104,9 +104,10 @@ class RecordNotifyIT {
     void sendsNothingWhenTheTransactionRollsBack() throws SQLException {
         Outbox outbox = outbox();
         assertThatThrownBy(() -> dsl.transaction(tx -> {
-            outbox.record(tx.dsl(), new OrderPlaced(1L));
-            throw new IllegalStateException("rolled back");
-        })).hasMessage("rolled back");
+                    outbox.record(tx.dsl(), new OrderPlaced(1L));
+                    throw new IllegalStateException("rolled back");
+                }))
+                .hasMessage("rolled back");
         // PostgreSQL delivers in commit order: a notification of the rolled-back transaction would
         // have arrived before the fence's
 
@@ -115,11 +116,16 @@ class RecordNotifyIT {
 
     @Test
     void aRecordingAfterARolledBackOneNotifiesWithoutAnInterval() throws SQLException {
-        Outbox outbox = Outbox.builder().tables(db.tables()).notifyChannel(channel).notifyInterval(Duration.ZERO).build();
+        Outbox outbox = Outbox.builder()
+                .tables(db.tables())
+                .notifyChannel(channel)
+                .notifyInterval(Duration.ZERO)
+                .build();
         assertThatThrownBy(() -> dsl.transaction(tx -> {
-            outbox.record(tx.dsl(), new OrderPlaced(1L));
-            throw new IllegalStateException("rolled back");
-        })).hasMessage("rolled back");
+                    outbox.record(tx.dsl(), new OrderPlaced(1L));
+                    throw new IllegalStateException("rolled back");
+                }))
+                .hasMessage("rolled back");
         commitOne(outbox);
 
         assertThat(notificationsBeforeTheFence()).isEqualTo(1);
@@ -128,7 +134,11 @@ class RecordNotifyIT {
     @Test
     void byDefaultRecordingsWithinFiveMillisecondsOfTheLastNotificationSendNone() throws SQLException {
         MutableClock clock = MutableClock.startingNow();
-        Outbox outbox = Outbox.builder().tables(db.tables()).notifyChannel(channel).clock(clock).build();
+        Outbox outbox = Outbox.builder()
+                .tables(db.tables())
+                .notifyChannel(channel)
+                .clock(clock)
+                .build();
         commitOne(outbox); // notifies
         clock.advance(Duration.ofMillis(4));
         commitOne(outbox);
@@ -141,8 +151,12 @@ class RecordNotifyIT {
 
     @Test
     void withoutAnIntervalEveryRecordingTransactionNotifies() throws SQLException {
-        Outbox outbox = Outbox.builder().tables(db.tables()).notifyChannel(channel).clock(Clock.fixed(Instant.now(), ZoneOffset.UTC))
-                .notifyInterval(Duration.ZERO).build();
+        Outbox outbox = Outbox.builder()
+                .tables(db.tables())
+                .notifyChannel(channel)
+                .clock(Clock.fixed(Instant.now(), ZoneOffset.UTC))
+                .notifyInterval(Duration.ZERO)
+                .build();
         commitOne(outbox);
         commitOne(outbox);
         commitOne(outbox);
@@ -173,7 +187,8 @@ class RecordNotifyIT {
     @Test
     void sendsOneNotificationForABatch() throws SQLException {
         Outbox outbox = outbox();
-        dsl.transaction(tx -> outbox.recordAll(tx.dsl(), List.of(new OrderPlaced(1L), new OrderPlaced(2L), new OrderPlaced(3L))));
+        dsl.transaction(tx ->
+                outbox.recordAll(tx.dsl(), List.of(new OrderPlaced(1L), new OrderPlaced(2L), new OrderPlaced(3L))));
 
         assertThat(awaitNotifications()).hasSize(1);
     }
@@ -182,17 +197,21 @@ class RecordNotifyIT {
     void sendsNothingWhenRecordIfAbsentFindsTheIdRecorded() throws SQLException {
         Outbox outbox = outbox();
         java.util.UUID id = IdGenerator.uuidV7().next();
-        dsl.transaction(tx -> outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id)));
+        dsl.transaction(
+                tx -> outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id)));
         assertThat(awaitNotifications()).hasSize(1);
 
-        dsl.transaction(tx -> assertThat(outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id))).isFalse());
+        dsl.transaction(tx -> assertThat(outbox.recordIfAbsent(
+                        tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id)))
+                .isFalse());
 
         assertThat(notificationsBeforeTheFence()).isZero();
     }
 
     @Test
     void sendsNothingWhenNotificationsAreOff() throws SQLException {
-        Outbox silent = Outbox.builder().tables(db.tables()).notifications(false).build();
+        Outbox silent =
+                Outbox.builder().tables(db.tables()).notifications(false).build();
         dsl.transaction(tx -> silent.record(tx.dsl(), new OrderPlaced(1L)));
         commitOne(outbox()); // the fence
 
@@ -208,7 +227,8 @@ class RecordNotifyIT {
 
     @Test
     void refusesAChannelThatIsNotAPlainIdentifier() {
-        assertThatThrownBy(() -> Outbox.builder().notifyChannel("Outbox Events")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Outbox.builder().notifyChannel("Outbox Events"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("notifyChannel");
         assertThatThrownBy(() -> Outbox.builder().notifyChannel("")).isInstanceOf(IllegalArgumentException.class);
     }
@@ -219,7 +239,8 @@ class RecordNotifyIT {
      * Returns how many did (the recordings send an empty payload).
      */
     private int notificationsBeforeTheFence() throws SQLException {
-        dsl.select(DSL.function("pg_notify", Object.class, DSL.val(channel), DSL.val("fence"))).fetch();
+        dsl.select(DSL.function("pg_notify", Object.class, DSL.val(channel), DSL.val("fence")))
+                .fetch();
         PGConnection pg = listener.unwrap(PGConnection.class);
         int before = 0;
         long deadline = System.nanoTime() + 10_000_000_000L;
@@ -236,7 +257,12 @@ class RecordNotifyIT {
     }
 
     private Outbox spaced(Clock clock) {
-        return Outbox.builder().tables(db.tables()).notifyChannel(channel).clock(clock).notifyInterval(Duration.ofMillis(5)).build();
+        return Outbox.builder()
+                .tables(db.tables())
+                .notifyChannel(channel)
+                .clock(clock)
+                .notifyInterval(Duration.ofMillis(5))
+                .build();
     }
 
     private static int events() {
@@ -275,10 +301,14 @@ class RecordNotifyIT {
         MutableClock clock = MutableClock.startingNow();
         Outbox outbox = spaced(clock);
         UUID id = IdGenerator.uuidV7().next();
-        Outbox silent = Outbox.builder().tables(db.tables()).notifications(false).build();
-        dsl.transaction(tx -> silent.record(tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id)));
+        Outbox silent =
+                Outbox.builder().tables(db.tables()).notifications(false).build();
+        dsl.transaction(
+                tx -> silent.record(tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id)));
 
-        dsl.transaction(tx -> assertThat(outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id))).isFalse());
+        dsl.transaction(tx -> assertThat(outbox.recordIfAbsent(
+                        tx.dsl(), NewEvent.of(new OrderPlaced(1L)).withId(id)))
+                .isFalse());
         commitOne(outbox); // at the same instant: the slot was given back, so this one notifies
 
         assertThat(notificationsBeforeTheFence()).isEqualTo(1);
@@ -289,13 +319,15 @@ class RecordNotifyIT {
         MutableClock clock = MutableClock.startingNow();
         Outbox outbox = spaced(clock);
         assertThatThrownBy(() -> dsl.transaction(tx -> {
-            try {
-                tx.dsl().execute("SELECT 1 / 0");
-            } catch (org.jooq.exception.DataAccessException e) {
-                // the transaction is aborted: the recording's insert fails
-            }
-            outbox.record(tx.dsl(), new OrderPlaced(1L));
-        })).isInstanceOf(org.jooq.exception.DataAccessException.class).hasMessageContaining("aborted");
+                    try {
+                        tx.dsl().execute("SELECT 1 / 0");
+                    } catch (org.jooq.exception.DataAccessException e) {
+                        // the transaction is aborted: the recording's insert fails
+                    }
+                    outbox.record(tx.dsl(), new OrderPlaced(1L));
+                }))
+                .isInstanceOf(org.jooq.exception.DataAccessException.class)
+                .hasMessageContaining("aborted");
         commitOne(outbox); // at the same instant: the failed recording gave its slot back, so this one notifies
 
         assertThat(notificationsBeforeTheFence()).isEqualTo(1);
@@ -314,9 +346,11 @@ class RecordNotifyIT {
 
     @Test
     void refusesANotifyIntervalOutsideZeroToOneSecond() {
-        assertThatThrownBy(() -> Outbox.builder().notifyInterval(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Outbox.builder().notifyInterval(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("notifyInterval must be from 0 to 1 s, got PT-0.001S");
-        assertThatThrownBy(() -> Outbox.builder().notifyInterval(Duration.ofMillis(1_001))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Outbox.builder().notifyInterval(Duration.ofMillis(1_001)))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("notifyInterval");
         assertThat(Outbox.builder().notifyInterval(Duration.ofSeconds(1))).isNotNull();
     }

@@ -40,12 +40,18 @@ class RecordObservabilityIT {
     record OrderShipped(long orderId) {}
 
     static final OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-            .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(InMemorySpanExporter.create())).build())
+            .setTracerProvider(SdkTracerProvider.builder()
+                    .addSpanProcessor(SimpleSpanProcessor.create(InMemorySpanExporter.create()))
+                    .build())
             .build();
 
     private final DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final Outbox outbox = Outbox.builder().tables(db.tables()).notifications(false).meterRegistry(registry).build();
+    private final Outbox outbox = Outbox.builder()
+            .tables(db.tables())
+            .notifications(false)
+            .meterRegistry(registry)
+            .build();
 
     @AfterAll
     static void closeSdk() {
@@ -58,13 +64,17 @@ class RecordObservabilityIT {
     }
 
     private Record2<String, String> traceOf(UUID eventId) {
-        return OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE).from(OUTBOX_EVENTS)
-                .where(OUTBOX_EVENTS.ID.eq(eventId)).fetchOne();
+        return OutboxDsl.mapped(dsl, db.tables())
+                .select(OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE)
+                .from(OUTBOX_EVENTS)
+                .where(OUTBOX_EVENTS.ID.eq(eventId))
+                .fetchOne();
     }
 
     @Test
     void countsTheEventsEachSuccessfulStatementWroteByType() {
-        dsl.transaction(tx -> outbox.recordAll(tx.dsl(), List.of(new OrderPlaced(1), new OrderPlaced(2), new OrderShipped(1))));
+        dsl.transaction(
+                tx -> outbox.recordAll(tx.dsl(), List.of(new OrderPlaced(1), new OrderPlaced(2), new OrderShipped(1))));
         dsl.transaction(tx -> outbox.record(tx.dsl(), new OrderShipped(2)));
 
         assertThat(recorded("order.placed")).isEqualTo(2);
@@ -74,10 +84,13 @@ class RecordObservabilityIT {
     @Test
     void countsNothingForARefusedOrSkippedEvent() {
         UUID id = UUID.randomUUID();
-        dsl.transaction(tx -> outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(3)).withId(id)));
-        assertThatThrownBy(() -> dsl.transaction(tx -> outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(3)).withId(id))))
+        dsl.transaction(
+                tx -> outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(3)).withId(id)));
+        assertThatThrownBy(() -> dsl.transaction(tx ->
+                        outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(3)).withId(id))))
                 .isInstanceOf(DuplicateEventException.class);
-        dsl.transaction(tx -> outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderPlaced(3)).withId(id)));
+        dsl.transaction(tx ->
+                outbox.recordIfAbsent(tx.dsl(), NewEvent.of(new OrderPlaced(3)).withId(id)));
 
         assertThat(recorded("order.placed")).isEqualTo(1);
     }
@@ -87,15 +100,23 @@ class RecordObservabilityIT {
         dsl.transaction(tx -> outbox.record(tx.dsl(), new OrderPlaced(4)));
         assertThat(registry.getMeters()).isNotEmpty();
         for (Meter meter : registry.getMeters()) {
-            assertThat(MeterDocs.documented()).containsEntry(meter.getId().getName(), meter.getId().getType().name().toLowerCase(Locale.ROOT));
+            assertThat(MeterDocs.documented())
+                    .containsEntry(
+                            meter.getId().getName(),
+                            meter.getId().getType().name().toLowerCase(Locale.ROOT));
         }
     }
 
     @Test
     void storesTheCurrentSpansTraceparentAndTracestate() {
-        Span parent = Span.wrap(SpanContext.create("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331",
-                io.opentelemetry.api.trace.TraceFlags.getSampled(), TraceState.builder().put("congo", "t61rcWkgMzE").build()));
-        Span request = otel.getTracer("test").spanBuilder("POST /orders").setParent(io.opentelemetry.context.Context.root().with(parent))
+        Span parent = Span.wrap(SpanContext.create(
+                "0af7651916cd43dd8448eb211c80319c",
+                "b7ad6b7169203331",
+                io.opentelemetry.api.trace.TraceFlags.getSampled(),
+                TraceState.builder().put("congo", "t61rcWkgMzE").build()));
+        Span request = otel.getTracer("test")
+                .spanBuilder("POST /orders")
+                .setParent(io.opentelemetry.context.Context.root().with(parent))
                 .startSpan();
         UUID eventId;
         try (Scope ignored = request.makeCurrent()) {
@@ -103,7 +124,9 @@ class RecordObservabilityIT {
         } finally {
             request.end();
         }
-        assertThat(traceOf(eventId).value1()).isEqualTo("00-0af7651916cd43dd8448eb211c80319c-" + request.getSpanContext().getSpanId() + "-01");
+        assertThat(traceOf(eventId).value1())
+                .isEqualTo("00-0af7651916cd43dd8448eb211c80319c-"
+                        + request.getSpanContext().getSpanId() + "-01");
         assertThat(traceOf(eventId).value2()).isEqualTo("congo=t61rcWkgMzE");
     }
 
@@ -113,7 +136,8 @@ class RecordObservabilityIT {
         Span request = otel.getTracer("test").spanBuilder("POST /orders").startSpan();
         UUID eventId;
         try (Scope ignored = request.makeCurrent()) {
-            eventId = dsl.transactionResult(tx -> outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(6)).withTraceparent(explicit)));
+            eventId = dsl.transactionResult(tx ->
+                    outbox.record(tx.dsl(), NewEvent.of(new OrderPlaced(6)).withTraceparent(explicit)));
         } finally {
             request.end();
         }
@@ -131,8 +155,11 @@ class RecordObservabilityIT {
     @Test
     void aTraceContextOfTheBuildersOwnGivesTheTraceInsteadOfOpenTelemetry() {
         String theirs = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-        Outbox withOwn = Outbox.builder().tables(db.tables()).notifications(false)
-                .traceContext(() -> new TraceContext.Headers(theirs, "vendor=x")).build();
+        Outbox withOwn = Outbox.builder()
+                .tables(db.tables())
+                .notifications(false)
+                .traceContext(() -> new TraceContext.Headers(theirs, "vendor=x"))
+                .build();
         Span request = otel.getTracer("test").spanBuilder("POST /orders").startSpan();
         UUID eventId;
         try (Scope ignored = request.makeCurrent()) {
@@ -146,7 +173,11 @@ class RecordObservabilityIT {
 
     @Test
     void traceContextNoneRecordsNoTraceInsideASpan() {
-        Outbox without = Outbox.builder().tables(db.tables()).notifications(false).traceContext(TraceContext.NONE).build();
+        Outbox without = Outbox.builder()
+                .tables(db.tables())
+                .notifications(false)
+                .traceContext(TraceContext.NONE)
+                .build();
         Span request = otel.getTracer("test").spanBuilder("POST /orders").startSpan();
         UUID eventId;
         try (Scope ignored = request.makeCurrent()) {
@@ -159,9 +190,13 @@ class RecordObservabilityIT {
 
     @Test
     void traceHeadersThatBreakTheW3cRuleAreRefusedNamingTheField() {
-        assertThatThrownBy(() -> new TraceContext.Headers("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TraceContext.Headers.traceparent must be a W3C traceparent");
-        assertThatThrownBy(() -> new TraceContext.Headers("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "k=" + "v".repeat(511)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TraceContext.Headers.tracestate must be at most 512 characters");
+        assertThatThrownBy(
+                        () -> new TraceContext.Headers("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("TraceContext.Headers.traceparent must be a W3C traceparent");
+        assertThatThrownBy(() -> new TraceContext.Headers(
+                        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "k=" + "v".repeat(511)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("TraceContext.Headers.tracestate must be at most 512 characters");
     }
 }

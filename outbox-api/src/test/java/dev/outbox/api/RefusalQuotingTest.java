@@ -24,10 +24,13 @@ class RefusalQuotingTest {
     static Stream<Named<Consumer<String>>> refusals() {
         return Stream.of(
                 Named.of("Outbox.Builder.notifyChannel", v -> Outbox.builder().notifyChannel(v)),
-                Named.of("EventTypes.Builder.register", v -> EventTypes.builder().register(v, Holder.class)),
+                Named.of(
+                        "EventTypes.Builder.register", v -> EventTypes.builder().register(v, Holder.class)),
                 Named.of("NewEvent.eventType", v -> NewEvent.of(new Holder(1)).withEventType(v)),
                 Named.of("NewEvent.traceparent", v -> NewEvent.of(new Holder(1)).withTraceparent(v)),
-                Named.of("EventSerializer.serialize's event type", v -> EventSerializer.jackson().serialize(v, new Holder(Double.NaN))));
+                Named.of(
+                        "EventSerializer.serialize's event type",
+                        v -> EventSerializer.jackson().serialize(v, new Holder(Double.NaN))));
     }
 
     @ParameterizedTest

@@ -43,7 +43,8 @@ class UnreadableEventsTest {
         assertThatThrownBy(() -> serializer.serialize("person.named", new Named(null)))
                 .isInstanceOf(EventEncodingException.class)
                 .hasMessageStartingWith("cannot record event of type 'person.named': $.name is null")
-                .extracting(e -> ((EventEncodingException) e).path()).isEqualTo("$.name");
+                .extracting(e -> ((EventEncodingException) e).path())
+                .isEqualTo("$.name");
     }
 
     @Test
@@ -52,13 +53,16 @@ class UnreadableEventsTest {
 
         assertThatThrownBy(() -> serializer.serialize("order.placed", order))
                 .isInstanceOf(EventEncodingException.class)
-                .extracting(e -> ((EventEncodingException) e).path()).isEqualTo("$.lines[1].sku");
+                .extracting(e -> ((EventEncodingException) e).path())
+                .isEqualTo("$.lines[1].sku");
     }
 
     @Test
     void recordsNullsWhereTheClassAllowsThem() {
-        assertThat(serializer.serialize("person.noted", new Noted("a", null))).isEqualTo("{\"name\":\"a\",\"note\":null}");
-        assertThat(serializer.serialize("person.named", new Unmarked.Named(null))).isEqualTo("{\"name\":null}");
+        assertThat(serializer.serialize("person.noted", new Noted("a", null)))
+                .isEqualTo("{\"name\":\"a\",\"note\":null}");
+        assertThat(serializer.serialize("person.named", new Unmarked.Named(null)))
+                .isEqualTo("{\"name\":null}");
         assertThat(serializer.serialize("label", new WriteOnly())).isEqualTo("{\"label\":null}");
     }
 }

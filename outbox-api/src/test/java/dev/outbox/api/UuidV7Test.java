@@ -35,7 +35,8 @@ class UuidV7Test {
             assertThat(next.variant()).isEqualTo(2);
             // PostgreSQL compares uuids as unsigned bytes; so does this
             assertThat(Long.compareUnsigned(next.getMostSignificantBits(), previous.getMostSignificantBits()))
-                    .as("id %d: %s after %s", i, next, previous).isPositive();
+                    .as("id %d: %s after %s", i, next, previous)
+                    .isPositive();
             assertThat(next.toString()).isGreaterThan(previous.toString());
             previous = next;
         }

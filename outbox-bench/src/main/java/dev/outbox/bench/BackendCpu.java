@@ -24,6 +24,7 @@ final class BackendCpu implements AutoCloseable {
 
     /** The {@code application_name} prefix of the clients counted here. */
     static final String PREFIX = "outbox-bench-";
+
     static final int REFRESH_EVERY = 10;
     /** The client name of the refreshes' own connection, which is not counted. */
     static final String SAMPLER = "sampler";
@@ -31,6 +32,7 @@ final class BackendCpu implements AutoCloseable {
     private final TestPostgres pg;
     /** Backend pid → its client's name, and its CPU seconds at the last reading. */
     private final Map<Integer, String> clients = new HashMap<>();
+
     private final Map<Integer, Double> seconds = new HashMap<>();
     private boolean checked;
     private boolean local = true;
@@ -50,7 +52,8 @@ final class BackendCpu implements AutoCloseable {
 
     /** The figure of the client counted as {@code name}, per 100,000 events. */
     static String metric(String name) {
-        return "PostgreSQL CPU s per 100,000 events, serving the " + (name.equals("producers") ? "producers and the benchmark's checks" : name);
+        return "PostgreSQL CPU s per 100,000 events, serving the "
+                + (name.equals("producers") ? "producers and the benchmark's checks" : name);
     }
 
     /** {@code url} with the JDBC driver's {@code ApplicationName} set to {@link #client client(name)}. */
@@ -82,13 +85,15 @@ final class BackendCpu implements AutoCloseable {
             }
         }
         for (Map.Entry<Integer, String> backend : clients.entrySet()) {
-            ChildProcess.cpuSecondsOf(backend.getKey()).ifPresent(s -> seconds.put(backend.getKey(), s)); // ended: the last reading stands
+            ChildProcess.cpuSecondsOf(backend.getKey())
+                    .ifPresent(s -> seconds.put(backend.getKey(), s)); // ended: the last reading stands
         }
     }
 
     private void refresh() throws SQLException {
         if (connection == null) {
-            connection = java.sql.DriverManager.getConnection(withClient(pg.jdbcUrl(), SAMPLER), pg.user(), pg.password());
+            connection =
+                    java.sql.DriverManager.getConnection(withClient(pg.jdbcUrl(), SAMPLER), pg.user(), pg.password());
         }
         try (Statement s = connection.createStatement()) {
             if (!checked) { // the first time: is this connection's own backend a process here?
@@ -101,8 +106,9 @@ final class BackendCpu implements AutoCloseable {
                     }
                 }
             }
-            try (ResultSet r = s.executeQuery("SELECT pid, application_name FROM pg_stat_activity WHERE application_name LIKE '" + PREFIX
-                    + "%' AND pid <> pg_backend_pid()")) {
+            try (ResultSet r =
+                    s.executeQuery("SELECT pid, application_name FROM pg_stat_activity WHERE application_name LIKE '"
+                            + PREFIX + "%' AND pid <> pg_backend_pid()")) {
                 while (r.next()) {
                     clients.putIfAbsent(r.getInt(1), r.getString(2));
                 }

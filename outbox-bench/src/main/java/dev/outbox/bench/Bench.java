@@ -13,8 +13,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.api.NewEvent;
 import dev.outbox.api.Outbox;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import dev.outbox.api.OutboxDsl;
 import dev.outbox.delivery.DeliveryMessage;
 import dev.outbox.flyway.OutboxMigrations;
@@ -22,6 +20,8 @@ import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.TestPostgres;
 import dev.outbox.testing.TestRabbit;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -84,6 +84,7 @@ public final class Bench {
     private boolean coldProducers;
     /** {@code --threads}: each scenario prints the CPU seconds of relay and worker by thread (compilers, pass, lookups ...). */
     private boolean threads;
+
     private final TestPostgres pg = TestPostgres.get();
     private final TestRabbit rabbit = TestRabbit.get();
     private final Map<String, Map<String, List<Double>>> results = new LinkedHashMap<>();
@@ -96,6 +97,7 @@ public final class Bench {
      * for the service ({@code --relay-jvm} replaces them, e.g. {@code --relay-jvm ""} for the JVM's defaults).
      */
     static final List<String> RELAY_JVM = List.of("-XX:TieredStopAtLevel=1");
+
     private List<String> relayJvm = RELAY_JVM;
     /** {@code --relay-env}: settings of the relay service on top of the bench's, for A/B runs of one setting. */
     private Map<String, String> relayEnv = Map.of();
@@ -107,17 +109,34 @@ public final class Bench {
     private boolean metrics;
     /** The producers' {@code Outbox.Builder.notifyInterval}: the default, or zero in the *-EVERY scenarios. */
     private Duration notifyInterval = Outbox.DEFAULT_NOTIFY_INTERVAL;
+
     static final int SCRAPE_SECONDS = 5;
 
     /** The numbers of one benchmark size. */
-    record Scale(int backlog, int liveSeconds, int fixedRate, int fixedSeconds, int recordSeconds, int ceilingSeconds,
-            int ceilingMessages, int producerSeconds, int purgeRows) {
+    record Scale(
+            int backlog,
+            int liveSeconds,
+            int fixedRate,
+            int fixedSeconds,
+            int recordSeconds,
+            int ceilingSeconds,
+            int ceilingMessages,
+            int producerSeconds,
+            int purgeRows) {
         static final Scale FULL = new Scale(100_000, 30, 1_000, 60, 10, 10, 100_000, 15, 1_000_000);
         static final Scale SMOKE = new Scale(500, 2, 100, 2, 1, 1, 1_000, 1, 2_000);
 
         /** This scale with another backlog for S1 and REF-S1 ({@code --backlog}). */
         Scale withBacklog(int events) {
-            return new Scale(events, liveSeconds, fixedRate, fixedSeconds, recordSeconds, ceilingSeconds, ceilingMessages, producerSeconds,
+            return new Scale(
+                    events,
+                    liveSeconds,
+                    fixedRate,
+                    fixedSeconds,
+                    recordSeconds,
+                    ceilingSeconds,
+                    ceilingMessages,
+                    producerSeconds,
                     purgeRows);
         }
     }
@@ -128,7 +147,8 @@ public final class Bench {
         for (String pair : text.split(",", -1)) { // a trailing comma is an empty pair, refused
             int eq = pair.indexOf('=');
             if (eq < 1 || !pair.startsWith("OUTBOX_")) {
-                throw new IllegalArgumentException(option + ": expected OUTBOX_NAME=value[,OUTBOX_NAME=value], got '" + pair + "'");
+                throw new IllegalArgumentException(
+                        option + ": expected OUTBOX_NAME=value[,OUTBOX_NAME=value], got '" + pair + "'");
             }
             settings.put(pair.substring(0, eq), pair.substring(eq + 1));
         }
@@ -154,8 +174,8 @@ public final class Bench {
     }
 
     /** The default scenarios: each reference beside the scenarios measured against it, so that drift hits both. */
-    static final List<String> DEFAULT_SCENARIOS = List.of("CEIL", "REF-S1", "REF-S1-FRESH", "S1", "REF-S2", "S2", "S3", "S4", "S5", "REF-R1", "REF-R1-TX",
-            "R1");
+    static final List<String> DEFAULT_SCENARIOS = List.of(
+            "CEIL", "REF-S1", "REF-S1-FRESH", "S1", "REF-S2", "S2", "S3", "S4", "S5", "REF-R1", "REF-R1-TX", "R1");
 
     Bench(Scale scale, Path workDir) {
         this.scale = scale;
@@ -185,14 +205,16 @@ public final class Bench {
                 case "--relay-jvm" -> relayJvm = options(args[++i]);
                 case "--relay-env" -> relayEnv = settings("--relay-env", args[++i]);
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
-                case "--scenarios" -> scenarios = List.of(args[++i].toUpperCase(Locale.ROOT).split(","));
+                case "--scenarios" ->
+                    scenarios = List.of(args[++i].toUpperCase(Locale.ROOT).split(","));
                 case "--smoke" -> scale = Scale.SMOKE;
                 case "--backlog" -> backlog = positive("--backlog", args[++i]);
                 case "--timeline" -> timeline = true;
                 case "--threads" -> threads = true;
                 case "--cold-producers" -> coldProducers = true;
                 default -> {
-                    System.err.println("usage: bench [--runs N] [--scenarios " + String.join(",", DEFAULT_SCENARIOS) + "] [--smoke]"
+                    System.err.println("usage: bench [--runs N] [--scenarios " + String.join(",", DEFAULT_SCENARIOS)
+                            + "] [--smoke]"
                             + " [--backlog EVENTS] [--timeline] [--threads] [--cold-producers] [--jfr DIR] [--pg-stat] [--service-jvm \"OPTIONS\"] [--relay-jvm \"OPTIONS\"]"
                             + " [--relay-env OUTBOX_NAME=value,...]");
                     System.exit(2);
@@ -213,8 +235,13 @@ public final class Bench {
             Files.createDirectories(jfrDir);
             bench.jfrDir = jfrDir;
         }
-        System.out.printf("machine: %d cores, %s; PostgreSQL %s (%s); RabbitMQ %s%n", Runtime.getRuntime().availableProcessors(),
-                memory(), bench.pg.jdbcUrl(), bench.pg.source(), bench.rabbit.source());
+        System.out.printf(
+                "machine: %d cores, %s; PostgreSQL %s (%s); RabbitMQ %s%n",
+                Runtime.getRuntime().availableProcessors(),
+                memory(),
+                bench.pg.jdbcUrl(),
+                bench.pg.source(),
+                bench.rabbit.source());
         if (!relayEnv.isEmpty()) {
             System.out.println("relay settings: " + relayEnv);
         }
@@ -297,10 +324,16 @@ public final class Bench {
 
     private void ceilings() throws Exception {
         try (Schema schema = Schema.create(pg)) {
-            put("CEIL", "PostgreSQL insert+claim+complete rows/s", Ceilings.postgresRowsPerSecond(pg, schema.name, scale.ceilingSeconds));
+            put(
+                    "CEIL",
+                    "PostgreSQL insert+claim+complete rows/s",
+                    Ceilings.postgresRowsPerSecond(pg, schema.name, scale.ceilingSeconds));
         }
-        put("CEIL", "RabbitMQ confirmed persistent publishes/s",
-                Ceilings.rabbitPublishesPerSecond(rabbit.connectionFactory(), "bench-ceiling-" + shortId(), scale.ceilingMessages));
+        put(
+                "CEIL",
+                "RabbitMQ confirmed persistent publishes/s",
+                Ceilings.rabbitPublishesPerSecond(
+                        rabbit.connectionFactory(), "bench-ceiling-" + shortId(), scale.ceilingMessages));
     }
 
     /**
@@ -313,11 +346,21 @@ public final class Bench {
      */
     private void amqpHeaders() throws Exception {
         java.util.UUID id = java.util.UUID.randomUUID();
-        DeliveryMessage message = new DeliveryMessage(id, id, id, Reference.EVENT_TYPE, Reference.JOB_TYPE, 1, false, null, null);
+        DeliveryMessage message =
+                new DeliveryMessage(id, id, id, Reference.EVENT_TYPE, Reference.JOB_TYPE, 1, false, null, null);
         byte[] body = message.toJson();
         AMQP.BasicProperties now = message.properties(); // as a relay publishes it
-        AMQP.BasicProperties traced = new DeliveryMessage(id, id, id, Reference.EVENT_TYPE, Reference.JOB_TYPE, 1, false,
-                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", null).properties();
+        AMQP.BasicProperties traced = new DeliveryMessage(
+                        id,
+                        id,
+                        id,
+                        Reference.EVENT_TYPE,
+                        Reference.JOB_TYPE,
+                        1,
+                        false,
+                        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                        null)
+                .properties();
         Map<String, Object> seven = new LinkedHashMap<>();
         seven.put("outbox-event-id", id.toString());
         seven.put("outbox-delivery-id", id.toString());
@@ -333,15 +376,23 @@ public final class Bench {
         kinds.put("with the seven outbox-* headers of before 0.1.0", before);
         for (int round = 0; round < 2; round++) {
             for (Map.Entry<String, AMQP.BasicProperties> kind : kinds.entrySet()) {
-                put("AMQP-HEADERS", "broker CPU µs per message, " + kind.getKey(), Ceilings.brokerMicrosPerMessage(rabbit.connectionFactory(),
-                        "bench-headers-" + shortId(), scale.ceilingMessages / 2, kind.getValue(), body));
+                put(
+                        "AMQP-HEADERS",
+                        "broker CPU µs per message, " + kind.getKey(),
+                        Ceilings.brokerMicrosPerMessage(
+                                rabbit.connectionFactory(),
+                                "bench-headers-" + shortId(),
+                                scale.ceilingMessages / 2,
+                                kind.getValue(),
+                                body));
             }
         }
     }
 
     /** S1: a backlog recorded beforehand, then relay and worker drain it. */
     private void backlogDrain(String name) throws Exception {
-        try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir)) {
+        try (Schema schema = Schema.create(pg);
+                Topology topology = Topology.jobRoute(schema, rabbit, workDir)) {
             recordBacklog(schema, scale.backlog);
             try (Processes p = Processes.start(this, schema, topology, false)) {
                 long half = awaitCompletedAtLeast(schema, scale.backlog / 2, Duration.ofMinutes(10));
@@ -358,6 +409,7 @@ public final class Bench {
 
     /** The ordering keys of S2-ORDERED (an aggregate each) and of S2-HOT (a few hot ones). */
     static final int ORDERED_KEYS = 1_000;
+
     static final int HOT_KEYS = 10;
     /** How long S2-HOT waits for its backlog after the producers stop. */
     static final int HOT_DRAIN_SECONDS = 60;
@@ -370,10 +422,14 @@ public final class Bench {
      */
     private void liveProducers(boolean publish, String name, int keys) throws Exception {
         try (Schema schema = Schema.create(pg);
-                Topology topology = publish ? Topology.publishRoute(schema, rabbit, workDir) : Topology.jobRoute(schema, rabbit, workDir, keys > 0);
+                Topology topology = publish
+                        ? Topology.publishRoute(schema, rabbit, workDir)
+                        : Topology.jobRoute(schema, rabbit, workDir, keys > 0);
                 Processes p = Processes.start(this, schema, topology, false)) {
-            PlainConsumer consumer = publish ? PlainConsumer.start(rabbit.connectionFactory(), topology.consumerQueue) : null;
-            long recorded = produce(schema, Production.of(4, scale.liveSeconds, 0).keys(keys));
+            PlainConsumer consumer =
+                    publish ? PlainConsumer.start(rabbit.connectionFactory(), topology.consumerQueue) : null;
+            long recorded =
+                    produce(schema, Production.of(4, scale.liveSeconds, 0).keys(keys));
             boolean drained = true;
             if (publish) {
                 consumer.await(recorded, Duration.ofMinutes(5));
@@ -388,9 +444,13 @@ public final class Bench {
                 long drainStart = System.nanoTime();
                 drained = tryAwaitCompleted(schema, recorded, Duration.ofSeconds(HOT_DRAIN_SECONDS));
                 double seconds = scale.liveSeconds + (System.nanoTime() - drainStart) / 1e9;
-                long completed = schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
+                long completed = schema.dsl()
+                        .fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
                 put(name, "events/s recorded", recorded / (double) scale.liveSeconds);
-                put(name, "events/s completed (while producing, then up to " + HOT_DRAIN_SECONDS + " s)", completed / seconds);
+                put(
+                        name,
+                        "events/s completed (while producing, then up to " + HOT_DRAIN_SECONDS + " s)",
+                        completed / seconds);
                 put(name, "share completed", completed / (double) recorded);
                 completionColumns(name, schema);
             } else {
@@ -415,10 +475,20 @@ public final class Bench {
      */
     private void completionColumns(String name, Schema schema) {
         List<long[]> seconds = schema.completionLatenciesBySecond();
-        latencyColumns(name, "commit→completed", Stats.sorted(seconds.stream().flatMapToLong(java.util.Arrays::stream).toArray()));
-        long[] later = Stats.sorted(seconds.stream().skip(WARM_UP_SECONDS).flatMapToLong(java.util.Arrays::stream).toArray());
+        latencyColumns(
+                name,
+                "commit→completed",
+                Stats.sorted(
+                        seconds.stream().flatMapToLong(java.util.Arrays::stream).toArray()));
+        long[] later = Stats.sorted(seconds.stream()
+                .skip(WARM_UP_SECONDS)
+                .flatMapToLong(java.util.Arrays::stream)
+                .toArray());
         if (later.length > 0) {
-            put(name, "commit→completed p99 ms, after the first " + WARM_UP_SECONDS + " s", Stats.percentile(later, 99) / 1000.0);
+            put(
+                    name,
+                    "commit→completed p99 ms, after the first " + WARM_UP_SECONDS + " s",
+                    Stats.percentile(later, 99) / 1000.0);
         }
         if (timeline) {
             for (int sec = 0; sec < seconds.size(); sec++) {
@@ -448,18 +518,25 @@ public final class Bench {
             if (!coldProducers) {
                 warmUpProducers(name);
             }
-            try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
+            try (Schema schema = Schema.create(pg);
+                    Topology topology = Topology.jobRoute(schema, rabbit, workDir);
                     Processes p = Processes.start(this, schema, topology, pollOnly)) {
                 TransactionTimeline transactions = timeline ? new TransactionTimeline() : null;
                 CommitTimes commits = new CommitTimes(scale.fixedSeconds * scale.fixedRate + 4);
-                long recorded = produce(schema, Production.of(4, scale.fixedSeconds, scale.fixedRate).transactions(transactions).commits(commits));
+                long recorded = produce(
+                        schema,
+                        Production.of(4, scale.fixedSeconds, scale.fixedRate)
+                                .transactions(transactions)
+                                .commits(commits));
                 boolean drained = tryAwaitCompleted(schema, recorded, Duration.ofSeconds(60));
                 p.sample();
                 p.stopWorker();
-                BenchWorker.Handled read = BenchWorker.readLatencies(topology.latencyFile); // in the order the handlers started
+                BenchWorker.Handled read =
+                        BenchWorker.readLatencies(topology.latencyFile); // in the order the handlers started
                 long[] handled = commits.fromCommitMicros(read.sequences(), read.fromMadeMicros());
                 long[] latencies = Stats.sorted(handled);
-                if (timeline) { // the latency second by second, at the offered rate: the warm-up, then whether it drifts
+                if (timeline) { // the latency second by second, at the offered rate: the warm-up, then whether it
+                    // drifts
                     List<long[]> seconds = Stats.sortedSlices(handled, scale.fixedRate);
                     for (int second = 0; second < seconds.size(); second++) {
                         System.out.println(name + " second " + second + ": " + Stats.tail(seconds.get(second), 1000));
@@ -471,7 +548,8 @@ public final class Bench {
                 }
                 put(name, "events/s offered", (double) scale.fixedRate);
                 put(name, "events/s recorded", recorded / (double) scale.fixedSeconds);
-                long completed = schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
+                long completed = schema.dsl()
+                        .fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
                 put(name, "% completed within 60 s after the producers stopped", 100.0 * completed / recorded);
                 latencyColumns(name, "commit→handler start", latencies);
                 // from when the event was made, before its transaction: what this scenario measured before 2026-12-03
@@ -482,7 +560,10 @@ public final class Bench {
                 int warm = Math.min(handled.length, scale.fixedRate * WARM_UP_SECONDS);
                 if (warm < handled.length) {
                     long[] later = Stats.sorted(java.util.Arrays.copyOfRange(handled, warm, handled.length));
-                    put(name, "commit→handler start p99 ms, after the first " + WARM_UP_SECONDS + " s", Stats.percentile(later, 99) / 1000.0);
+                    put(
+                            name,
+                            "commit→handler start p99 ms, after the first " + WARM_UP_SECONDS + " s",
+                            Stats.percentile(later, 99) / 1000.0);
                 }
                 p.report(name, recorded);
                 if (drained) {
@@ -502,11 +583,17 @@ public final class Bench {
     private static Stages stages(Schema schema, BenchWorker.Handled handled, long[] fromCommit) {
         Map<Long, long[]> bySequence = new HashMap<>(); // made, T1, T2 (µs since the epoch)
         org.jooq.Field<Long> sequence = DSL.field("({0} ->> 'sequence')::bigint", Long.class, OUTBOX_EVENTS.PAYLOAD);
-        org.jooq.Field<Long> made = DSL.field("({0} ->> 'recordedAtMicros')::bigint", Long.class, OUTBOX_EVENTS.PAYLOAD);
-        org.jooq.Field<Long> routed = DSL.field("(extract(epoch from {0}) * 1000000)::bigint", Long.class, OUTBOX_DELIVERIES.CREATED_AT);
-        org.jooq.Field<Long> claimed = DSL.field("(extract(epoch from {0}) * 1000000)::bigint", Long.class, OUTBOX_DELIVERIES.DISPATCHED_AT);
-        schema.dsl().select(sequence, made, routed, claimed)
-                .from(OUTBOX_DELIVERIES).join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
+        org.jooq.Field<Long> made =
+                DSL.field("({0} ->> 'recordedAtMicros')::bigint", Long.class, OUTBOX_EVENTS.PAYLOAD);
+        org.jooq.Field<Long> routed =
+                DSL.field("(extract(epoch from {0}) * 1000000)::bigint", Long.class, OUTBOX_DELIVERIES.CREATED_AT);
+        org.jooq.Field<Long> claimed =
+                DSL.field("(extract(epoch from {0}) * 1000000)::bigint", Long.class, OUTBOX_DELIVERIES.DISPATCHED_AT);
+        schema.dsl()
+                .select(sequence, made, routed, claimed)
+                .from(OUTBOX_DELIVERIES)
+                .join(OUTBOX_EVENTS)
+                .on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
                 .forEach(r -> bySequence.put(r.value1(), new long[] {r.value2(), r.value3(), r.value4()}));
         int n = handled.sequences().length;
         long[] toRouted = new long[n];
@@ -565,13 +652,18 @@ public final class Bench {
                 try (Schema connections = warm.newConnections()) {
                     long before = measurable ? jit.getTotalCompilationTime() : 0;
                     int capacity = round * WARM_UP_RATE_FACTOR * scale.fixedRate + 4;
-                    produce(connections, Production.of(4, round, WARM_UP_RATE_FACTOR * scale.fixedRate)
-                            .transactions(new TransactionTimeline()).commits(new CommitTimes(capacity)));
+                    produce(
+                            connections,
+                            Production.of(4, round, WARM_UP_RATE_FACTOR * scale.fixedRate)
+                                    .transactions(new TransactionTimeline())
+                                    .commits(new CommitTimes(capacity)));
                     compiled = measurable ? jit.getTotalCompilationTime() - before : -1;
                     rounds.add(compiled);
                 }
                 seconds += round;
-            } while (measurable && compiled >= WARM_UP_QUIET_COMPILE_MILLIS && seconds + round <= producerWarmUpMaxSeconds());
+            } while (measurable
+                    && compiled >= WARM_UP_QUIET_COMPILE_MILLIS
+                    && seconds + round <= producerWarmUpMaxSeconds());
         }
         System.out.println(name + ": producers warmed up for " + seconds + " s in rounds of " + round + " s"
                 + (measurable ? "; the JIT compiled for " + rounds + " ms in them" : " (JIT time not measurable)"));
@@ -590,16 +682,21 @@ public final class Bench {
      * relay's CPU per pair from the first pair until all are completed (its start left out).
      */
     private void quietRecordings() throws Exception {
-        try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
+        try (Schema schema = Schema.create(pg);
+                Topology topology = Topology.jobRoute(schema, rabbit, workDir);
                 Processes p = Processes.start(this, schema, topology, false)) {
-            Outbox outbox = Outbox.builder().tables(schema.tables).notifyInterval(notifyInterval).build();
+            Outbox outbox = Outbox.builder()
+                    .tables(schema.tables)
+                    .notifyInterval(notifyInterval)
+                    .build();
             int pairs = scale.liveSeconds;
             CommitTimes commits = new CommitTimes(2 * pairs);
             double relayCpuBefore = p.relayCpuSecondsNow();
             long start = System.nanoTime();
             for (int i = 0; i < pairs; i++) {
                 java.util.concurrent.locks.LockSupport.parkNanos(start + i * 1_000_000_000L - System.nanoTime());
-                try (java.sql.Connection first = schema.dataSource.getConnection(); java.sql.Connection second = schema.dataSource.getConnection()) {
+                try (java.sql.Connection first = schema.dataSource.getConnection();
+                        java.sql.Connection second = schema.dataSource.getConnection()) {
                     first.setAutoCommit(false);
                     second.setAutoCommit(false);
                     BenchEvent notifying = BenchEvent.next(2L * i);
@@ -626,8 +723,14 @@ public final class Bench {
             for (int i = 0; i < fromCommit.length; i++) {
                 (read.sequences()[i] % 2 == 0 ? notifying : quiet).add(fromCommit[i]);
             }
-            latencyColumns("Q1", "notifying: commit→handler start", Stats.sorted(notifying.stream().mapToLong(Long::longValue).toArray()));
-            latencyColumns("Q1", "quiet, committed " + QUIET_COMMIT_DELAY_MILLIS + " ms later: commit→handler start", Stats.sorted(quiet.stream().mapToLong(Long::longValue).toArray()));
+            latencyColumns(
+                    "Q1",
+                    "notifying: commit→handler start",
+                    Stats.sorted(notifying.stream().mapToLong(Long::longValue).toArray()));
+            latencyColumns(
+                    "Q1",
+                    "quiet, committed " + QUIET_COMMIT_DELAY_MILLIS + " ms later: commit→handler start",
+                    Stats.sorted(quiet.stream().mapToLong(Long::longValue).toArray()));
             put("Q1", "relay CPU ms per pair, from the first pair until all completed", relayCpu * 1000 / pairs);
             p.report("Q1", recorded);
             verifyExactlyOnce(schema, recorded);
@@ -651,20 +754,26 @@ public final class Bench {
      * live delivery was completed and exactly the seeded rows are gone.
      */
     private void purgeBesideLiveProducers() throws Exception {
-        try (Schema schema = Schema.create(pg); Topology topology = Topology.jobRoute(schema, rabbit, workDir);
+        try (Schema schema = Schema.create(pg);
+                Topology topology = Topology.jobRoute(schema, rabbit, workDir);
                 Processes p = Processes.start(this, schema, topology, false)) {
             long seedStart = System.nanoTime();
             schema.seedCompleted(scale.purgeRows);
-            System.out.printf("P1: seeded %,d completed deliveries in %.1f s%n", scale.purgeRows, (System.nanoTime() - seedStart) / 1e9);
+            System.out.printf(
+                    "P1: seeded %,d completed deliveries in %.1f s%n",
+                    scale.purgeRows, (System.nanoTime() - seedStart) / 1e9);
             java.time.Instant beforeFrom = java.time.Instant.now();
-            java.util.concurrent.atomic.LongAccumulator longestBefore = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
-            long before = produce(schema, Production.of(4, scale.liveSeconds, PURGE_LOAD_RATE).longest(longestBefore));
+            java.util.concurrent.atomic.LongAccumulator longestBefore =
+                    new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+            long before = produce(
+                    schema, Production.of(4, scale.liveSeconds, PURGE_LOAD_RATE).longest(longestBefore));
             java.time.Instant purgeFrom = java.time.Instant.now();
             dev.outbox.admin.OutboxAdmin admin = dev.outbox.admin.OutboxAdmin.of(schema.dataSource, schema.tables);
             ExecutorService purger = Executors.newSingleThreadExecutor();
-            Future<dev.outbox.admin.PurgeResult> purge = purger.submit(() ->
-                    admin.purge(dev.outbox.admin.Retention.of().completed(Duration.ofDays(1)), false));
-            java.util.concurrent.atomic.LongAccumulator longestPurging = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+            Future<dev.outbox.admin.PurgeResult> purge = purger.submit(
+                    () -> admin.purge(dev.outbox.admin.Retention.of().completed(Duration.ofDays(1)), false));
+            java.util.concurrent.atomic.LongAccumulator longestPurging =
+                    new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
             long purging = 0;
             do {
                 purging += produce(schema, Production.of(4, 2, PURGE_LOAD_RATE).longest(longestPurging));
@@ -672,29 +781,50 @@ public final class Bench {
             java.time.Instant purgeTo = java.time.Instant.now();
             dev.outbox.admin.PurgeResult result = purge.get();
             purger.shutdown();
-            java.util.concurrent.atomic.LongAccumulator longestAfter = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
-            long after = produce(schema, Production.of(4, scale.liveSeconds, PURGE_LOAD_RATE).longest(longestAfter));
+            java.util.concurrent.atomic.LongAccumulator longestAfter =
+                    new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+            long after = produce(
+                    schema, Production.of(4, scale.liveSeconds, PURGE_LOAD_RATE).longest(longestAfter));
             java.time.Instant afterTo = java.time.Instant.now();
             long live = before + purging + after;
             awaitCompleted(schema, live, Duration.ofMinutes(5));
             long left = schema.dsl().fetchCount(OUTBOX_DELIVERIES);
             if (result.completed() != scale.purgeRows || result.events() != scale.purgeRows || left != live) {
-                throw new IllegalStateException("P1: purged " + result.completed() + " deliveries and " + result.events() + " events of "
-                        + scale.purgeRows + " seeded, " + left + " deliveries left for " + live + " live events");
+                throw new IllegalStateException("P1: purged " + result.completed() + " deliveries and "
+                        + result.events() + " events of " + scale.purgeRows + " seeded, " + left
+                        + " deliveries left for " + live + " live events");
             }
             double seconds = result.took().toNanos() / 1e9;
             put("P1", "purge rows/s (deliveries + events)", result.total() / seconds);
             put("P1", "purge s for " + scale.purgeRows + " deliveries and their events", seconds);
             put("P1", "events/s offered", PURGE_LOAD_RATE);
-            put("P1", "events/s recorded, before the purge", before / (double) Duration.between(beforeFrom, purgeFrom).toMillis() * 1000);
-            put("P1", "events/s recorded, during the purge", purging / (double) Duration.between(purgeFrom, purgeTo).toMillis() * 1000);
-            put("P1", "events/s recorded, after the purge", after / (double) Duration.between(purgeTo, afterTo).toMillis() * 1000);
+            put(
+                    "P1",
+                    "events/s recorded, before the purge",
+                    before / (double) Duration.between(beforeFrom, purgeFrom).toMillis() * 1000);
+            put(
+                    "P1",
+                    "events/s recorded, during the purge",
+                    purging / (double) Duration.between(purgeFrom, purgeTo).toMillis() * 1000);
+            put(
+                    "P1",
+                    "events/s recorded, after the purge",
+                    after / (double) Duration.between(purgeTo, afterTo).toMillis() * 1000);
             put("P1", "longest producer transaction ms, before the purge", longestBefore.get() / 1e6);
             put("P1", "longest producer transaction ms, during the purge", longestPurging.get() / 1e6);
             put("P1", "longest producer transaction ms, after the purge", longestAfter.get() / 1e6);
-            latencyColumns("P1", "before the purge: commit→completed", Stats.sorted(schema.completionLatenciesMicros(beforeFrom, purgeFrom)));
-            latencyColumns("P1", "during the purge: commit→completed", Stats.sorted(schema.completionLatenciesMicros(purgeFrom, purgeTo)));
-            latencyColumns("P1", "after the purge: commit→completed", Stats.sorted(schema.completionLatenciesMicros(purgeTo, afterTo)));
+            latencyColumns(
+                    "P1",
+                    "before the purge: commit→completed",
+                    Stats.sorted(schema.completionLatenciesMicros(beforeFrom, purgeFrom)));
+            latencyColumns(
+                    "P1",
+                    "during the purge: commit→completed",
+                    Stats.sorted(schema.completionLatenciesMicros(purgeFrom, purgeTo)));
+            latencyColumns(
+                    "P1",
+                    "after the purge: commit→completed",
+                    Stats.sorted(schema.completionLatenciesMicros(purgeTo, afterTo)));
             p.sample();
             p.report("P1", live);
         }
@@ -705,7 +835,8 @@ public final class Bench {
         try (Schema schema = Schema.create(pg)) {
             Outbox outbox = Outbox.builder().tables(schema.tables).build();
             AtomicLong events = new AtomicLong();
-            long deadline = System.nanoTime() + Duration.ofSeconds(scale.recordSeconds).toNanos();
+            long deadline =
+                    System.nanoTime() + Duration.ofSeconds(scale.recordSeconds).toNanos();
             ExecutorService pool = Executors.newFixedThreadPool(4);
             List<Future<?>> futures = new ArrayList<>();
             long start = System.nanoTime();
@@ -741,8 +872,10 @@ public final class Bench {
     private void recordingOneByOne(boolean notifications) throws Exception {
         try (Schema schema = Schema.create(pg)) {
             long cpuBefore = processCpuNanos();
-            long recorded = produce(schema, Production.of(4, scale.producerSeconds, 0).notifications(notifications));
-            putProducers(!notifications ? "R1-QUIET" : notifyInterval.isZero() ? "R1-EVERY" : "R1", recorded, cpuBefore);
+            long recorded =
+                    produce(schema, Production.of(4, scale.producerSeconds, 0).notifications(notifications));
+            putProducers(
+                    !notifications ? "R1-QUIET" : notifyInterval.isZero() ? "R1-EVERY" : "R1", recorded, cpuBefore);
         }
     }
 
@@ -751,6 +884,7 @@ public final class Bench {
     static final String R1_METRIC = "events/s, 4 threads, one event per transaction, nothing else running";
     /** S1's relay and worker after half the backlog completed: their start and most of their compilation are behind them. */
     static final String RELAY_SECOND_HALF_CPU = "relay CPU s per 100,000 events, second half of the drain";
+
     static final String WORKER_SECOND_HALF_CPU = "worker CPU s per 100,000 events, second half of the drain";
     /** The producers' JVM (this one, which runs nothing else meanwhile): CPU seconds per 100,000 events. */
     static final String PRODUCER_CPU_METRIC = "producers' CPU s per 100,000 events (the bench JVM)";
@@ -760,7 +894,8 @@ public final class Bench {
         try (Schema schema = Schema.create(pg)) {
             recordBacklog(schema, scale.backlog);
             long cpuBefore = processCpuNanos();
-            try (Reference ref = Reference.start(pg, rabbit.connectionFactory(), schema.name, "bench-ref-" + schema.name)) {
+            try (Reference ref =
+                    Reference.start(pg, rabbit.connectionFactory(), schema.name, "bench-ref-" + schema.name)) {
                 ref.awaitCompleted(scale.backlog, Duration.ofMinutes(10));
             }
             double cpu = (processCpuNanos() - cpuBefore) / 1e9;
@@ -789,14 +924,20 @@ public final class Bench {
             env.put(TestRabbit.URI_ENV, rabbit.uri());
             double cpu;
             BackendCpu backends;
-            try (ChildProcess reference = ChildProcess.start("reference-" + schema.name, FRESH_REFERENCE_MAIN,
-                    List.of(schema.name, "bench-ref-" + schema.name, String.valueOf(scale.backlog)), env, workDir, serviceJvmOptions("reference-" + schema.name))) {
+            try (ChildProcess reference = ChildProcess.start(
+                    "reference-" + schema.name,
+                    FRESH_REFERENCE_MAIN,
+                    List.of(schema.name, "bench-ref-" + schema.name, String.valueOf(scale.backlog)),
+                    env,
+                    workDir,
+                    serviceJvmOptions("reference-" + schema.name))) {
                 try (Sampler sampler = new Sampler(pg, List.of(reference))) {
                     backends = sampler.backends();
                     int exit = reference.awaitExit(FreshReference.TIMEOUT.plusMinutes(1));
                     String log = Files.readString(reference.log());
                     if (exit != 0) {
-                        throw new IllegalStateException("the reference in a JVM of its own exited with " + exit + ", see " + reference.log() + ":\n" + log);
+                        throw new IllegalStateException("the reference in a JVM of its own exited with " + exit
+                                + ", see " + reference.log() + ":\n" + log);
                     }
                     cpu = FreshReference.cpuSeconds(log);
                 }
@@ -805,7 +946,9 @@ public final class Bench {
             put(name, "events/s (backlog " + scale.backlog + ")", schema.drainRate());
             put(name, FRESH_REFERENCE_CPU_METRIC, cpu * 100_000 / scale.backlog);
             if (backends.seen("reference")) { // a reference that connected and ended between two samples is not found
-                backends.seconds("reference").ifPresent(seconds -> put(name, BackendCpu.metric("reference"), seconds * 100_000 / scale.backlog));
+                backends.seconds("reference")
+                        .ifPresent(seconds ->
+                                put(name, BackendCpu.metric("reference"), seconds * 100_000 / scale.backlog));
             }
             verifyExactlyOnce(schema, scale.backlog);
         }
@@ -814,7 +957,8 @@ public final class Bench {
     /** REF-S2: the hand-written pipeline with 4 plain-JDBC producers, one event per transaction. */
     private void referenceLiveProducers() throws Exception {
         try (Schema schema = Schema.create(pg);
-                Reference ref = Reference.start(pg, rabbit.connectionFactory(), schema.name, "bench-ref-" + schema.name)) {
+                Reference ref =
+                        Reference.start(pg, rabbit.connectionFactory(), schema.name, "bench-ref-" + schema.name)) {
             long recorded = Reference.produce(pg, schema.name, 4, scale.liveSeconds, ref);
             ref.awaitCompleted(recorded, Duration.ofMinutes(5));
             put("REF-S2", "events/s", recorded / (double) scale.liveSeconds);
@@ -848,7 +992,8 @@ public final class Bench {
 
     /** This JVM's CPU time so far, in nanoseconds. */
     static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }
 
@@ -868,14 +1013,16 @@ public final class Bench {
     List<String> serviceJvmOptions(String name) {
         List<String> options = new ArrayList<>();
         if (jfrDir != null) {
-            options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename=" + jfrDir.resolve(name + ".jfr"));
+            options.add("-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+                    + jfrDir.resolve(name + ".jfr"));
         }
         options.addAll(serviceJvm);
         return options;
     }
 
     private void recordBacklog(Schema schema, int count) {
-        Outbox outbox = Outbox.builder().tables(schema.tables).notifications(false).build();
+        Outbox outbox =
+                Outbox.builder().tables(schema.tables).notifications(false).build();
         DSLContext dsl = DSL.using(schema.dataSource, SQLDialect.POSTGRES);
         for (int from = 0; from < count; from += 1_000) {
             List<BenchEvent> batch = new ArrayList<>();
@@ -899,8 +1046,12 @@ public final class Bench {
         boolean notifications = true;
         int keys;
         java.util.concurrent.atomic.@org.jspecify.annotations.Nullable LongAccumulator longest;
-        @org.jspecify.annotations.Nullable TransactionTimeline transactions;
-        @org.jspecify.annotations.Nullable CommitTimes commits;
+
+        @org.jspecify.annotations.Nullable
+        TransactionTimeline transactions;
+
+        @org.jspecify.annotations.Nullable
+        CommitTimes commits;
 
         private Production(int threads, int seconds, int rate) {
             this.threads = threads;
@@ -949,13 +1100,18 @@ public final class Bench {
         var longest = production.longest;
         TransactionTimeline transactions = production.transactions;
         CommitTimes commits = production.commits;
-        Outbox.Builder builder = Outbox.builder().tables(schema.tables).notifications(production.notifications).notifyInterval(notifyInterval);
+        Outbox.Builder builder = Outbox.builder()
+                .tables(schema.tables)
+                .notifications(production.notifications)
+                .notifyInterval(notifyInterval);
         PrometheusMeterRegistry registry = metrics ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
-        java.util.concurrent.ScheduledExecutorService scraper = registry == null ? null : Executors.newSingleThreadScheduledExecutor();
+        java.util.concurrent.ScheduledExecutorService scraper =
+                registry == null ? null : Executors.newSingleThreadScheduledExecutor();
         if (registry != null) {
             builder.meterRegistry(registry);
             // the scrape only loads the registry as Prometheus would; its result is not needed
-            var unused = scraper.scheduleAtFixedRate(registry::scrape, SCRAPE_SECONDS, SCRAPE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            var unused = scraper.scheduleAtFixedRate(
+                    registry::scrape, SCRAPE_SECONDS, SCRAPE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
         }
         Outbox outbox = builder.build();
         AtomicLong recorded = new AtomicLong();
@@ -982,7 +1138,9 @@ public final class Bench {
                         }
                     }
                     BenchEvent event = BenchEvent.next(seq);
-                    Object recording = production.keys > 0 ? NewEvent.of(event).withOrderingKey("key-" + seq % production.keys) : event;
+                    Object recording = production.keys > 0
+                            ? NewEvent.of(event).withOrderingKey("key-" + seq % production.keys)
+                            : event;
                     long txStart = System.nanoTime();
                     dsl.transaction(tx -> {
                         outbox.record(tx.dsl(), recording);
@@ -1018,10 +1176,13 @@ public final class Bench {
      * Waits until at least {@code atLeast} deliveries are completed and returns how many are, counted
      * every 250 ms (a count of up to half the backlog, a few dozen times per drain).
      */
-    private static long awaitCompletedAtLeast(Schema schema, long atLeast, Duration timeout) throws InterruptedException {
+    private static long awaitCompletedAtLeast(Schema schema, long atLeast, Duration timeout)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            long completed = schema.dsl().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.completed)));
+            long completed = schema.dsl()
+                    .fetchCount(
+                            OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.completed)));
             if (completed >= atLeast) {
                 return completed;
             }
@@ -1032,8 +1193,10 @@ public final class Bench {
 
     private static void awaitCompleted(Schema schema, long expected, Duration timeout) throws InterruptedException {
         if (!tryAwaitCompleted(schema, expected, timeout)) {
-            throw new IllegalStateException("only " + schema.dsl().fetchCount(OUTBOX_DELIVERIES,
-                    OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed)) + " of " + expected + " deliveries completed within " + timeout);
+            throw new IllegalStateException("only "
+                    + schema.dsl()
+                            .fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed))
+                    + " of " + expected + " deliveries completed within " + timeout);
         }
     }
 
@@ -1042,14 +1205,20 @@ public final class Bench {
      * deliveries: three probes of partial indexes, the statuses inlined so that a generic plan cannot miss them), and counts the completed deliveries only once
      * nothing is: counting 100,000 rows ten times a second cost the database a third of a core in S1.
      */
-    private static boolean tryAwaitCompleted(Schema schema, long expected, Duration timeout) throws InterruptedException {
+    private static boolean tryAwaitCompleted(Schema schema, long expected, Duration timeout)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         DSLContext dsl = schema.dsl();
         while (System.nanoTime() < deadline) {
             boolean inFlight = dsl.fetchExists(OUTBOX_EVENTS, OUTBOX_EVENTS.ROUTED_AT.isNull())
-                    || dsl.fetchExists(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.pending)))
-                    || dsl.fetchExists(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.dispatched)));
-            if (!inFlight && dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed)) >= expected) {
+                    || dsl.fetchExists(
+                            OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.pending)))
+                    || dsl.fetchExists(
+                            OUTBOX_DELIVERIES,
+                            OUTBOX_DELIVERIES.STATUS.eq(DSL.inline(OutboxDeliveryStatus.dispatched)));
+            if (!inFlight
+                    && dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed))
+                            >= expected) {
                 return true;
             }
             Thread.sleep(100);
@@ -1061,7 +1230,8 @@ public final class Bench {
     private static void verifyNoEventLost(Schema schema, long events) {
         long stored = schema.dsl().fetchCount(OUTBOX_EVENTS);
         if (stored != events) {
-            throw new IllegalStateException("correctness check failed: events recorded " + events + ", stored " + stored);
+            throw new IllegalStateException(
+                    "correctness check failed: events recorded " + events + ", stored " + stored);
         }
     }
 
@@ -1072,8 +1242,8 @@ public final class Bench {
         long deliveries = dsl.fetchCount(OUTBOX_DELIVERIES);
         long redispatched = dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.ATTEMPTS.gt(1));
         if (deliveries > events || redispatched != 0) {
-            throw new IllegalStateException("correctness check failed: events recorded " + events + ", deliveries " + deliveries
-                    + ", dispatched more than once " + redispatched);
+            throw new IllegalStateException("correctness check failed: events recorded " + events + ", deliveries "
+                    + deliveries + ", dispatched more than once " + redispatched);
         }
     }
 
@@ -1090,8 +1260,9 @@ public final class Bench {
         long completed = dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
         long redispatched = dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.ATTEMPTS.gt(1));
         if (storedEvents != events || deliveries != events || completed != events || redispatched != 0) {
-            throw new IllegalStateException("correctness check failed: events recorded " + events + ", stored " + storedEvents
-                    + ", deliveries " + deliveries + ", completed " + completed + ", dispatched more than once " + redispatched);
+            throw new IllegalStateException(
+                    "correctness check failed: events recorded " + events + ", stored " + storedEvents + ", deliveries "
+                            + deliveries + ", completed " + completed + ", dispatched more than once " + redispatched);
         }
     }
 
@@ -1103,15 +1274,21 @@ public final class Bench {
     }
 
     void put(String scenario, String metric, double value) {
-        results.computeIfAbsent(scenario, k -> new LinkedHashMap<>()).computeIfAbsent(metric, k -> new ArrayList<>()).add(value);
+        results.computeIfAbsent(scenario, k -> new LinkedHashMap<>())
+                .computeIfAbsent(metric, k -> new ArrayList<>())
+                .add(value);
     }
 
     void print() {
         System.out.println();
         System.out.println("| scenario | metric | median (min–max) | runs |");
         System.out.println("|---|---|---|---|");
-        results.forEach((scenario, metrics) -> metrics.forEach((metric, values) -> System.out.printf("| %s | %s | %s | %d |%n",
-                scenario, metric, Stats.summary(values, values.stream().allMatch(v -> v >= 100) ? 0 : 1), values.size())));
+        results.forEach((scenario, metrics) -> metrics.forEach((metric, values) -> System.out.printf(
+                "| %s | %s | %s | %d |%n",
+                scenario,
+                metric,
+                Stats.summary(values, values.stream().allMatch(v -> v >= 100) ? 0 : 1),
+                values.size())));
         printTargets();
     }
 
@@ -1122,8 +1299,12 @@ public final class Bench {
         System.out.println("| target | measured (medians) | met? |");
         System.out.println("|---|---|---|");
         ratioTarget("S1 ≥ 0.8 × REF-S1", "S1", "REF-S1", backlog, 0.8);
-        ratioTarget("S1 ≥ 0.8 × REF-S1-FRESH (the reference started cold in a JVM of its own, as relay and worker are)", "S1", "REF-S1-FRESH",
-                backlog, 0.8);
+        ratioTarget(
+                "S1 ≥ 0.8 × REF-S1-FRESH (the reference started cold in a JVM of its own, as relay and worker are)",
+                "S1",
+                "REF-S1-FRESH",
+                backlog,
+                0.8);
         ratioTarget("S2 ≥ 0.75 × REF-S2", "S2", "REF-S2", "events/s", 0.75);
         atMost("S2 commit→completed p99 ≤ 500 ms", "S2", "commit→completed p99 ms", 500);
         ratioTarget("S2-ORDERED ≥ 0.7 × S2 (ordered route, 1,000 keys)", "S2-ORDERED", "S2", "events/s", 0.7);
@@ -1135,12 +1316,26 @@ public final class Bench {
             Double offered = median(s4, "events/s offered");
             Double recorded = median(s4, "events/s recorded");
             if (offered != null && recorded != null) {
-                target(s4 + " records what is offered", String.format("%.0f of %.0f events/s", recorded, offered), recorded >= 0.99 * offered);
+                target(
+                        s4 + " records what is offered",
+                        String.format("%.0f of %.0f events/s", recorded, offered),
+                        recorded >= 0.99 * offered);
             }
         }
-        atMost("S4 LISTEN/NOTIFY commit→handler start p99 ≤ 50 ms", "S4 LISTEN/NOTIFY", "commit→handler start p99 ms", 50);
-        atMost("S4-EVERY LISTEN/NOTIFY commit→handler start p99 ≤ 50 ms", "S4-EVERY LISTEN/NOTIFY", "commit→handler start p99 ms", 50);
-        atMost("S4 poll-only commit→handler start p99 ≤ the sleep + 100 ms", "S4 poll-only", "commit→handler start p99 ms",
+        atMost(
+                "S4 LISTEN/NOTIFY commit→handler start p99 ≤ 50 ms",
+                "S4 LISTEN/NOTIFY",
+                "commit→handler start p99 ms",
+                50);
+        atMost(
+                "S4-EVERY LISTEN/NOTIFY commit→handler start p99 ≤ 50 ms",
+                "S4-EVERY LISTEN/NOTIFY",
+                "commit→handler start p99 ms",
+                50);
+        atMost(
+                "S4 poll-only commit→handler start p99 ≤ the sleep + 100 ms",
+                "S4 poll-only",
+                "commit→handler start p99 ms",
                 RELAY_SLEEP_SECONDS * 1000 + 100);
         ratioTarget("R1 ≥ 0.9 × REF-R1", "R1", "REF-R1", R1_METRIC, 0.9);
         ratioTarget("R1-EVERY ≥ 0.9 × REF-R1 (a NOTIFY per recording)", "R1-EVERY", "REF-R1", R1_METRIC, 0.9);
@@ -1148,17 +1343,23 @@ public final class Bench {
         Double relayCpu = median("S1", RELAY_SECOND_HALF_CPU);
         Double workerCpu = median("S1", WORKER_SECOND_HALF_CPU);
         if (relayCpu != null && workerCpu != null) {
-            target("S1 worker CPU per event ≤ the relay's (second half of the drain)",
-                    String.format("%.1f / %.1f s per 100,000 = %.2f", workerCpu, relayCpu, workerCpu / relayCpu), workerCpu <= relayCpu);
+            target(
+                    "S1 worker CPU per event ≤ the relay's (second half of the drain)",
+                    String.format("%.1f / %.1f s per 100,000 = %.2f", workerCpu, relayCpu, workerCpu / relayCpu),
+                    workerCpu <= relayCpu);
         }
         Double s5 = median("S5", "events/s");
         if (s5 != null) {
             target("S5 ≥ 30,000 events/s", String.format("%.0f events/s", s5), s5 >= 30_000);
         }
         for (String who : List.of("relay", "worker")) {
-            double peak = results.values().stream().flatMap(m -> m.entrySet().stream())
-                    .filter(e -> e.getKey().equals(who + " peak RSS MB")).flatMap(e -> e.getValue().stream())
-                    .mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+            double peak = results.values().stream()
+                    .flatMap(m -> m.entrySet().stream())
+                    .filter(e -> e.getKey().equals(who + " peak RSS MB"))
+                    .flatMap(e -> e.getValue().stream())
+                    .mapToDouble(Double::doubleValue)
+                    .max()
+                    .orElse(Double.NaN);
             if (!Double.isNaN(peak)) {
                 target(who + " peak RSS ≤ 256 MB (max of every run)", String.format("%.0f MB", peak), peak <= 256);
             }
@@ -1169,7 +1370,10 @@ public final class Bench {
         Double value = median(scenario, metric);
         Double ref = median(reference, metric);
         if (value != null && ref != null) {
-            target(target, String.format("%.0f / %.0f events/s = %.2f", value, ref, value / ref), value / ref >= atLeast);
+            target(
+                    target,
+                    String.format("%.0f / %.0f events/s = %.2f", value, ref, value / ref),
+                    value / ref >= atLeast);
         }
     }
 
@@ -1228,7 +1432,8 @@ public final class Bench {
             config.setPassword(pg.password());
             config.setMaximumPoolSize(8);
             config.setPoolName("bench-" + name);
-            config.addDataSourceProperty("ApplicationName", BackendCpu.client("producers")); // the benchmark's own checks too
+            config.addDataSourceProperty(
+                    "ApplicationName", BackendCpu.client("producers")); // the benchmark's own checks too
             this.dataSource = new HikariDataSource(config);
         }
 
@@ -1248,7 +1453,8 @@ public final class Bench {
         }
 
         void analyze() {
-            try (java.sql.Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            try (java.sql.Connection c = dataSource.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("ANALYZE " + name + ".outbox_events");
             } catch (java.sql.SQLException e) {
                 throw new IllegalStateException(e);
@@ -1257,30 +1463,46 @@ public final class Bench {
 
         /** Deliveries per second from the first delivery created to the last completed. */
         double drainRate() {
-            Record2<Integer, Double> r = dsl().select(DSL.count(),
+            Record2<Integer, Double> r = dsl().select(
+                            DSL.count(),
                             DSL.field(DSL.extract(DSL.max(OUTBOX_DELIVERIES.COMPLETED_AT), org.jooq.DatePart.EPOCH)
-                                    .minus(DSL.extract(DSL.min(OUTBOX_DELIVERIES.CREATED_AT), org.jooq.DatePart.EPOCH))).cast(Double.class))
-                    .from(OUTBOX_DELIVERIES).fetchOne();
+                                            .minus(DSL.extract(
+                                                    DSL.min(OUTBOX_DELIVERIES.CREATED_AT), org.jooq.DatePart.EPOCH)))
+                                    .cast(Double.class))
+                    .from(OUTBOX_DELIVERIES)
+                    .fetchOne();
             return r.value1() / r.value2();
         }
 
         /** Commit→completed of the events recorded in [from, to). */
         long[] completionLatenciesMicros(java.time.Instant from, java.time.Instant to) {
-            return dsl().select(DSL.extract(OUTBOX_DELIVERIES.COMPLETED_AT, org.jooq.DatePart.EPOCH)
-                            .minus(DSL.extract(OUTBOX_EVENTS.CREATED_AT, org.jooq.DatePart.EPOCH)).mul(1_000_000).cast(Long.class))
-                    .from(OUTBOX_DELIVERIES).join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
+            return dsl()
+                    .select(DSL.extract(OUTBOX_DELIVERIES.COMPLETED_AT, org.jooq.DatePart.EPOCH)
+                            .minus(DSL.extract(OUTBOX_EVENTS.CREATED_AT, org.jooq.DatePart.EPOCH))
+                            .mul(1_000_000)
+                            .cast(Long.class))
+                    .from(OUTBOX_DELIVERIES)
+                    .join(OUTBOX_EVENTS)
+                    .on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
                     .where(OUTBOX_EVENTS.CREATED_AT.ge(from.atOffset(java.time.ZoneOffset.UTC)))
                     .and(OUTBOX_EVENTS.CREATED_AT.lt(to.atOffset(java.time.ZoneOffset.UTC)))
-                    .fetch().stream().mapToLong(r -> r.value1()).toArray();
+                    .fetch()
+                    .stream()
+                    .mapToLong(r -> r.value1())
+                    .toArray();
         }
 
         /** {@code rows} routed events with one completed delivery each, ten days old, one millisecond apart; then VACUUM ANALYZE. */
         void seedCompleted(int rows) {
-            try (java.sql.Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-                s.execute("WITH e AS (INSERT INTO " + name + ".outbox_events (id, event_type, payload, created_at, routed_at)"
+            try (java.sql.Connection c = dataSource.getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute("WITH e AS (INSERT INTO " + name
+                        + ".outbox_events (id, event_type, payload, created_at, routed_at)"
                         + " SELECT gen_random_uuid(), 'bench.seeded', '{}'::jsonb, t, t FROM (SELECT now() - interval '10 days'"
-                        + " + g * interval '1 millisecond' AS t FROM generate_series(1, " + rows + ") g) times RETURNING id, created_at)"
-                        + " INSERT INTO " + name + ".outbox_deliveries (id, event_id, job_type, queue_name, retry_delays_seconds,"
+                        + " + g * interval '1 millisecond' AS t FROM generate_series(1, " + rows
+                        + ") g) times RETURNING id, created_at)"
+                        + " INSERT INTO " + name
+                        + ".outbox_deliveries (id, event_id, job_type, queue_name, retry_delays_seconds,"
                         + " delivery_timeout_seconds, status, attempts, dispatch_id, available_at, dispatched_at, completed_at, created_at,"
                         + " updated_at) SELECT gen_random_uuid(), id, 'seeded', 'seeded', '{}', 60, 'completed', 1, gen_random_uuid(),"
                         + " created_at, created_at, created_at, created_at, created_at FROM e");
@@ -1293,10 +1515,17 @@ public final class Bench {
 
         /** Commit→completed of every completed delivery, grouped by the second after the first event that its event was recorded in. */
         List<long[]> completionLatenciesBySecond() {
-            var rows = dsl().select(DSL.extract(OUTBOX_EVENTS.CREATED_AT, org.jooq.DatePart.EPOCH).mul(1_000_000).cast(Long.class),
+            var rows = dsl().select(
+                            DSL.extract(OUTBOX_EVENTS.CREATED_AT, org.jooq.DatePart.EPOCH)
+                                    .mul(1_000_000)
+                                    .cast(Long.class),
                             DSL.extract(OUTBOX_DELIVERIES.COMPLETED_AT, org.jooq.DatePart.EPOCH)
-                                    .minus(DSL.extract(OUTBOX_EVENTS.CREATED_AT, org.jooq.DatePart.EPOCH)).mul(1_000_000).cast(Long.class))
-                    .from(OUTBOX_DELIVERIES).join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
+                                    .minus(DSL.extract(OUTBOX_EVENTS.CREATED_AT, org.jooq.DatePart.EPOCH))
+                                    .mul(1_000_000)
+                                    .cast(Long.class))
+                    .from(OUTBOX_DELIVERIES)
+                    .join(OUTBOX_EVENTS)
+                    .on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
                     .where(OUTBOX_DELIVERIES.COMPLETED_AT.isNotNull())
                     .orderBy(OUTBOX_EVENTS.CREATED_AT)
                     .fetch();
@@ -1309,7 +1538,9 @@ public final class Bench {
                 }
                 bySecond.get(sec).add(r.value2());
             }
-            return bySecond.stream().map(l -> l.stream().mapToLong(Long::longValue).toArray()).toList();
+            return bySecond.stream()
+                    .map(l -> l.stream().mapToLong(Long::longValue).toArray())
+                    .toList();
         }
 
         @Override
@@ -1318,7 +1549,8 @@ public final class Bench {
             if (!owner) {
                 return;
             }
-            try (java.sql.Connection c = pg.connect(); Statement s = c.createStatement()) {
+            try (java.sql.Connection c = pg.connect();
+                    Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
             }
         }
@@ -1333,7 +1565,13 @@ public final class Bench {
         final String exchange;
         private final TestRabbit rabbit;
 
-        private Topology(TestRabbit rabbit, Path routesFile, Path latencyFile, String queue, String exchange, String consumerQueue) {
+        private Topology(
+                TestRabbit rabbit,
+                Path routesFile,
+                Path latencyFile,
+                String queue,
+                String exchange,
+                String consumerQueue) {
             this.rabbit = rabbit;
             this.routesFile = routesFile;
             this.latencyFile = latencyFile;
@@ -1350,28 +1588,35 @@ public final class Bench {
         static Topology jobRoute(Schema schema, TestRabbit rabbit, Path dir, boolean ordered) throws IOException {
             String queue = "bench-" + schema.name;
             Path routes = dir.resolve(schema.name + "-routes.yaml");
-            Files.writeString(routes, "routes:\n  bench.event:\n    - job: bench-job\n      queue: " + queue
-                    + "\n      retryDelaysSeconds: [1, 5, 30]\n      deliveryTimeoutSeconds: 120\n" + (ordered ? "      ordered: true\n" : ""));
+            Files.writeString(
+                    routes,
+                    "routes:\n  bench.event:\n    - job: bench-job\n      queue: " + queue
+                            + "\n      retryDelaysSeconds: [1, 5, 30]\n      deliveryTimeoutSeconds: 120\n"
+                            + (ordered ? "      ordered: true\n" : ""));
             return new Topology(rabbit, routes, dir.resolve(schema.name + "-latencies.bin"), queue, "", "");
         }
 
         static Topology publishRoute(Schema schema, TestRabbit rabbit, Path dir) throws Exception {
             String exchange = "bench-x-" + schema.name;
             String queue = "bench-consumer-" + schema.name;
-            try (Connection c = rabbit.connectionFactory().newConnection("outbox-bench-setup"); Channel ch = c.createChannel()) {
+            try (Connection c = rabbit.connectionFactory().newConnection("outbox-bench-setup");
+                    Channel ch = c.createChannel()) {
                 ch.exchangeDeclare(exchange, "direct", true);
                 ch.queueDeclare(queue, true, false, false, null);
                 ch.queueBind(queue, exchange, "bench");
             }
             Path routes = dir.resolve(schema.name + "-routes.yaml");
-            Files.writeString(routes, "routes:\n  bench.event:\n    - publish: bench-publish\n      exchange: " + exchange
-                    + "\n      routingKey: bench\n      retryDelaysSeconds: [1, 5, 30]\n      deliveryTimeoutSeconds: 120\n");
+            Files.writeString(
+                    routes,
+                    "routes:\n  bench.event:\n    - publish: bench-publish\n      exchange: " + exchange
+                            + "\n      routingKey: bench\n      retryDelaysSeconds: [1, 5, 30]\n      deliveryTimeoutSeconds: 120\n");
             return new Topology(rabbit, routes, dir.resolve(schema.name + "-latencies.bin"), "", exchange, queue);
         }
 
         @Override
         public void close() throws IOException, java.util.concurrent.TimeoutException {
-            try (Connection c = rabbit.connectionFactory().newConnection("outbox-bench-cleanup"); Channel ch = c.createChannel()) {
+            try (Connection c = rabbit.connectionFactory().newConnection("outbox-bench-cleanup");
+                    Channel ch = c.createChannel()) {
                 if (!queue.isEmpty()) {
                     ch.queueDelete(queue);
                 }
@@ -1423,16 +1668,28 @@ public final class Bench {
                 env.put("OUTBOX_HTTP_PORT", String.valueOf(httpPort));
                 env.put("BENCH_METRICS", "true");
             }
-            ChildProcess worker = topology.queue.isEmpty() ? null
-                    : ChildProcess.start("worker-" + schema.name, WORKER_MAIN, List.of(), env, bench.workDir, bench.serviceJvmOptions("worker-" + schema.name));
+            ChildProcess worker = topology.queue.isEmpty()
+                    ? null
+                    : ChildProcess.start(
+                            "worker-" + schema.name,
+                            WORKER_MAIN,
+                            List.of(),
+                            env,
+                            bench.workDir,
+                            bench.serviceJvmOptions("worker-" + schema.name));
             if (worker != null) {
                 BenchWorker.awaitReady(worker.log(), Duration.ofSeconds(60));
             }
             Map<String, String> relayEnv = new LinkedHashMap<>(env);
             relayEnv.put("OUTBOX_JDBC_URL", BackendCpu.withClient(bench.pg.jdbcUrl(), "relay"));
             relayEnv.putAll(bench.relayEnv);
-            ChildProcess relay = ChildProcess.start("relay-" + schema.name, RELAY_MAIN,
-                    List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS), relayEnv, bench.workDir, bench.relayJvmOptions("relay-" + schema.name));
+            ChildProcess relay = ChildProcess.start(
+                    "relay-" + schema.name,
+                    RELAY_MAIN,
+                    List.of("relay", "--loop", "--sleep=" + RELAY_SLEEP_SECONDS),
+                    relayEnv,
+                    bench.workDir,
+                    bench.relayJvmOptions("relay-" + schema.name));
             BenchWorker.awaitLine(relay.log(), "relay loop started", Duration.ofSeconds(60));
             if (worker != null) {
                 // the relay's first pass declares the queue; the scenario starts once the worker consumes it
@@ -1456,10 +1713,13 @@ public final class Bench {
         /** Scrapes the relay service's {@code /metrics} as Prometheus would, every {@link #SCRAPE_SECONDS}; a failed scrape fails the run. */
         void scrape(int port) {
             java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-            java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build();
+            java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
+                    .build();
             sampler.every(Duration.ofSeconds(SCRAPE_SECONDS), () -> {
                 try {
-                    java.net.http.HttpResponse<String> response = http.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
+                    java.net.http.HttpResponse<String> response =
+                            http.send(request, java.net.http.HttpResponse.BodyHandlers.ofString());
                     if (response.statusCode() != 200 || !response.body().contains("outbox_relay_events_routed_total")) {
                         scrapeFailures.incrementAndGet();
                     }
@@ -1515,9 +1775,14 @@ public final class Bench {
         void report(String scenario, long events) {
             if (bench.threads) {
                 for (ChildProcess process : worker == null ? List.of(relay) : List.of(relay, worker)) {
-                    System.out.printf("%s %s CPU s by thread: %s%n", scenario, process == relay ? "relay" : "worker",
-                            process.threadCpuSeconds().stream().filter(t -> t.getValue() >= 0.05)
-                                    .map(t -> String.format("%s %.1f", t.getKey(), t.getValue())).collect(java.util.stream.Collectors.joining(", ")));
+                    System.out.printf(
+                            "%s %s CPU s by thread: %s%n",
+                            scenario,
+                            process == relay ? "relay" : "worker",
+                            process.threadCpuSeconds().stream()
+                                    .filter(t -> t.getValue() >= 0.05)
+                                    .map(t -> String.format("%s %.1f", t.getKey(), t.getValue()))
+                                    .collect(java.util.stream.Collectors.joining(", ")));
                 }
             }
             bench.put(scenario, "relay peak RSS MB", relay.peakRssMb());
@@ -1529,8 +1794,11 @@ public final class Bench {
                 bench.put(scenario, "worker CPU s per 100,000 events", worker.cpuSeconds() * 100_000 / events);
             }
             // the database's side: what serving each client cost PostgreSQL's backends
-            for (String client : worker == null ? List.of("relay", "producers") : List.of("relay", "worker", "producers")) {
-                backends.seconds(client).ifPresent(seconds -> bench.put(scenario, BackendCpu.metric(client), seconds * 100_000 / events));
+            for (String client :
+                    worker == null ? List.of("relay", "producers") : List.of("relay", "worker", "producers")) {
+                backends.seconds(client)
+                        .ifPresent(
+                                seconds -> bench.put(scenario, BackendCpu.metric(client), seconds * 100_000 / events));
             }
         }
 
@@ -1551,7 +1819,8 @@ public final class Bench {
                 throw new java.io.InterruptedIOException("interrupted while stopping the relay and the worker");
             }
             if (scrapeFailures.get() > 0) {
-                throw new IllegalStateException(scrapeFailures.get() + " scrapes of the relay's /metrics failed, see " + relay.log());
+                throw new IllegalStateException(
+                        scrapeFailures.get() + " scrapes of the relay's /metrics failed, see " + relay.log());
             }
             if (relayExit != 0) {
                 throw new IllegalStateException("relay exited with " + relayExit + ", see " + relay.log());
@@ -1587,10 +1856,13 @@ public final class Bench {
             com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
             channel.basicConsume(queue, false, new DefaultConsumer(channel) {
                 @Override
-                public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) throws IOException {
+                public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body)
+                        throws IOException {
                     java.time.Instant now = java.time.Instant.now();
                     long nowMicros = now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
-                    long recorded = json.readTree(new String(body, StandardCharsets.UTF_8)).get("recordedAtMicros").asLong();
+                    long recorded = json.readTree(new String(body, StandardCharsets.UTF_8))
+                            .get("recordedAtMicros")
+                            .asLong();
                     consumer.latencies.add(nowMicros - recorded);
                     long t = System.nanoTime();
                     if (consumer.count.getAndIncrement() == 0) {
@@ -1607,7 +1879,8 @@ public final class Bench {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (count.get() < expected) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("consumed " + count.get() + " of " + expected + " within " + timeout);
+                    throw new IllegalStateException(
+                            "consumed " + count.get() + " of " + expected + " within " + timeout);
                 }
                 Thread.sleep(50);
             }

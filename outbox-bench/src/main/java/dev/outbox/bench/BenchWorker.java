@@ -39,23 +39,29 @@ public final class BenchWorker {
         config.setPoolName("bench-worker");
         HikariDataSource dataSource = new HikariDataSource(config);
         AtomicLongArray latencies = new AtomicLongArray(MAX_SAMPLES);
-        java.util.concurrent.atomic.AtomicIntegerArray sequences = new java.util.concurrent.atomic.AtomicIntegerArray(MAX_SAMPLES);
+        java.util.concurrent.atomic.AtomicIntegerArray sequences =
+                new java.util.concurrent.atomic.AtomicIntegerArray(MAX_SAMPLES);
         AtomicInteger count = new AtomicInteger();
         OutboxWorker.Builder builder = OutboxWorker.builder();
-        java.util.concurrent.ScheduledExecutorService scraper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "bench-worker-scrape");
-            t.setDaemon(true);
-            return t;
-        });
+        java.util.concurrent.ScheduledExecutorService scraper =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "bench-worker-scrape");
+                    t.setDaemon(true);
+                    return t;
+                });
         if (Boolean.parseBoolean(System.getenv("BENCH_METRICS"))) { // meters on, scraped as Prometheus would
             io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
-                    new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+                    new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+                            io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
             builder.meterRegistry(registry);
             // the scrape only loads the registry as Prometheus would; its result is not needed
-            var unused = scraper.scheduleAtFixedRate(registry::scrape, Bench.SCRAPE_SECONDS, Bench.SCRAPE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            var unused = scraper.scheduleAtFixedRate(
+                    registry::scrape,
+                    Bench.SCRAPE_SECONDS,
+                    Bench.SCRAPE_SECONDS,
+                    java.util.concurrent.TimeUnit.SECONDS);
         }
-        OutboxWorker worker = builder
-                .dataSource(dataSource)
+        OutboxWorker worker = builder.dataSource(dataSource)
                 .amqpUri(env("OUTBOX_AMQP_URI"))
                 .tables(OutboxTables.defaults().withSchema(env("OUTBOX_SCHEMA")))
                 .queue(queue, 8, 500)
@@ -70,12 +76,15 @@ public final class BenchWorker {
                 .shutdownHook(false)
                 .build();
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            worker.close();
-            writeLatencies(latencyFile, sequences, latencies, Math.min(count.get(), MAX_SAMPLES));
-            dataSource.close();
-            stopped.countDown();
-        }, "bench-worker-stop"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            worker.close();
+                            writeLatencies(latencyFile, sequences, latencies, Math.min(count.get(), MAX_SAMPLES));
+                            dataSource.close();
+                            stopped.countDown();
+                        },
+                        "bench-worker-stop"));
         worker.start();
         System.out.println(READY);
         System.out.flush();
@@ -86,8 +95,10 @@ public final class BenchWorker {
     @SuppressWarnings("ArrayRecordComponent") // a carrier of two columns, never compared or hashed
     record Handled(long[] sequences, long[] fromMadeMicros) {}
 
-    private static void writeLatencies(Path file, java.util.concurrent.atomic.AtomicIntegerArray sequences, AtomicLongArray latencies, int n) {
-        try (DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(Files.newOutputStream(file)))) {
+    private static void writeLatencies(
+            Path file, java.util.concurrent.atomic.AtomicIntegerArray sequences, AtomicLongArray latencies, int n) {
+        try (DataOutputStream out =
+                new DataOutputStream(new java.io.BufferedOutputStream(Files.newOutputStream(file)))) {
             out.writeInt(n);
             for (int i = 0; i < n; i++) {
                 out.writeInt(sequences.get(i));

@@ -36,15 +36,19 @@ final class Ceilings {
         if (!Files.isExecutable(pgbench)) {
             return Double.NaN;
         }
-        try (java.sql.Connection c = pg.connect(); Statement s = c.createStatement()) {
+        try (java.sql.Connection c = pg.connect();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + schema + ".ceiling (id bigserial PRIMARY KEY, status int NOT NULL,"
                     + " payload text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), done_at timestamptz)");
             s.execute("CREATE INDEX ON " + schema + ".ceiling (id) WHERE status = 0");
             s.execute("CREATE INDEX ON " + schema + ".ceiling (id) WHERE status = 1");
         }
         int rows = 100;
-        String script = String.join("\n",
-                "INSERT INTO " + schema + ".ceiling (status, payload) SELECT 0, repeat('x', 300) FROM generate_series(1, " + rows + ");",
+        String script = String.join(
+                "\n",
+                "INSERT INTO " + schema
+                        + ".ceiling (status, payload) SELECT 0, repeat('x', 300) FROM generate_series(1, " + rows
+                        + ");",
                 "UPDATE " + schema + ".ceiling SET status = 1 WHERE id IN (SELECT id FROM " + schema
                         + ".ceiling WHERE status = 0 ORDER BY id LIMIT " + rows + " FOR UPDATE SKIP LOCKED);",
                 "UPDATE " + schema + ".ceiling SET status = 2, done_at = now() WHERE id IN (SELECT id FROM " + schema
@@ -53,12 +57,28 @@ final class Ceilings {
         Path file = Files.createTempFile("outbox-ceiling", ".sql");
         Files.writeString(file, script);
         URI uri = URI.create(pg.jdbcUrl().substring("jdbc:".length()));
-        List<String> command = new ArrayList<>(List.of(pgbench.toString(), "-n", "-f", file.toString(), "-c", "2", "-j", "2",
-                "-T", String.valueOf(seconds), "-h", uri.getHost(), "-p", String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()),
-                "-U", pg.user(), uri.getPath().substring(1)));
+        List<String> command = new ArrayList<>(List.of(
+                pgbench.toString(),
+                "-n",
+                "-f",
+                file.toString(),
+                "-c",
+                "2",
+                "-j",
+                "2",
+                "-T",
+                String.valueOf(seconds),
+                "-h",
+                uri.getHost(),
+                "-p",
+                String.valueOf(uri.getPort() < 0 ? 5432 : uri.getPort()),
+                "-U",
+                pg.user(),
+                uri.getPath().substring(1)));
         // its output goes to a file, read once pgbench has ended: a pgbench that hangs cannot hang the bench
         Path output = Files.createTempFile("outbox-ceiling", ".out");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
         if (!pg.password().isEmpty()) {
             pb.environment().put("PGPASSWORD", pg.password());
         }
@@ -112,7 +132,8 @@ final class Ceilings {
      * consumed from the same queue (prefetch 500, one multiple ack per 100). NaN when the broker is
      * not a process of this machine.
      */
-    static double brokerMicrosPerMessage(ConnectionFactory factory, String queue, int messages, AMQP.BasicProperties props, byte[] body)
+    static double brokerMicrosPerMessage(
+            ConnectionFactory factory, String queue, int messages, AMQP.BasicProperties props, byte[] body)
             throws Exception {
         try (Connection publishing = factory.newConnection("outbox-bench-headers-publish");
                 Connection consuming = factory.newConnection("outbox-bench-headers-consume")) {
@@ -125,7 +146,8 @@ final class Ceilings {
                 private int unacked;
 
                 @Override
-                public void handleDelivery(String tag, com.rabbitmq.client.Envelope envelope, AMQP.BasicProperties properties, byte[] b)
+                public void handleDelivery(
+                        String tag, com.rabbitmq.client.Envelope envelope, AMQP.BasicProperties properties, byte[] b)
                         throws IOException {
                     all.countDown();
                     if (++unacked == 100 || all.getCount() == 0) {
@@ -137,7 +159,8 @@ final class Ceilings {
             double before = brokerCpuSeconds();
             publishConfirmed(channel, queue, messages, props, body);
             if (!all.await(60, TimeUnit.SECONDS)) {
-                throw new IOException("only " + (messages - all.getCount()) + " of " + messages + " messages came back");
+                throw new IOException(
+                        "only " + (messages - all.getCount()) + " of " + messages + " messages came back");
             }
             double micros = (brokerCpuSeconds() - before) * 1e6 / messages;
             channel.queueDelete(queue);
@@ -148,7 +171,8 @@ final class Ceilings {
     /** Persistent 300-byte messages per second, confirmed, 2,000 in flight, through one channel. */
     static double rabbitPublishesPerSecond(ConnectionFactory factory, String queue, int messages) throws Exception {
         byte[] body = "x".repeat(300).getBytes(StandardCharsets.US_ASCII);
-        try (Connection connection = factory.newConnection("outbox-bench-ceiling"); Channel channel = connection.createChannel()) {
+        try (Connection connection = factory.newConnection("outbox-bench-ceiling");
+                Channel channel = connection.createChannel()) {
             channel.queueDeclare(queue, true, false, false, null);
             long start = System.nanoTime();
             publishConfirmed(channel, queue, messages, MessageProperties.PERSISTENT_BASIC, body);
@@ -159,7 +183,8 @@ final class Ceilings {
     }
 
     /** Publishes {@code messages} to {@code queue} with confirms, 2,000 in flight, and waits for the last confirm (a nack throws). */
-    private static void publishConfirmed(Channel channel, String queue, int messages, AMQP.BasicProperties props, byte[] body) throws Exception {
+    private static void publishConfirmed(
+            Channel channel, String queue, int messages, AMQP.BasicProperties props, byte[] body) throws Exception {
         ConfirmWindow window = new ConfirmWindow(channel, 2_000);
         for (int i = 0; i < messages; i++) {
             window.publishing();

@@ -25,6 +25,7 @@ final class ChildProcess implements AutoCloseable {
     private double cpuSeconds;
     /** Whether {@link #sample} also reads each thread's CPU ({@link #countThreads}): a /proc read per thread, only when asked. */
     private volatile boolean byThread;
+
     private Map<String, Double> threadCpuSeconds = Map.of();
 
     private ChildProcess(String name, Process process, Path log) {
@@ -33,8 +34,14 @@ final class ChildProcess implements AutoCloseable {
         this.log = log;
     }
 
-    static ChildProcess start(String name, String mainClass, List<String> args, Map<String, String> env, Path logDir,
-            List<String> jvmOptions) throws IOException {
+    static ChildProcess start(
+            String name,
+            String mainClass,
+            List<String> args,
+            Map<String, String> env,
+            Path logDir,
+            List<String> jvmOptions)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
@@ -48,7 +55,8 @@ final class ChildProcess implements AutoCloseable {
         command.addAll(args);
         Files.createDirectories(logDir);
         Path log = logDir.resolve(name + ".log");
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().putAll(env);
         return new ChildProcess(name, pb.start(), log);
     }
@@ -64,7 +72,8 @@ final class ChildProcess implements AutoCloseable {
     /** Reads VmHWM and CPU time while the process lives (call before it exits). */
     void sample() {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid()), "status"), StandardCharsets.UTF_8)) {
+            for (String line :
+                    Files.readAllLines(Path.of("/proc", String.valueOf(pid()), "status"), StandardCharsets.UTF_8)) {
                 if (line.startsWith("VmHWM:")) {
                     peakRssKb = Math.max(peakRssKb, Long.parseLong(line.replaceAll("[^0-9]", "")));
                 }
@@ -88,7 +97,8 @@ final class ChildProcess implements AutoCloseable {
             for (Path task : tasks.toList()) {
                 try {
                     String stat = Files.readString(task.resolve("stat"));
-                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("\\d+$", "#");
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+                            .replaceAll("\\d+$", "#");
                     byName.merge(name, cpuSecondsOf(stat), Double::sum);
                 } catch (IOException e) {
                     // the thread ended meanwhile
@@ -164,7 +174,9 @@ final class ChildProcess implements AutoCloseable {
 
     /** The CPU seconds of the threads alive at the last sample, by name, most first; empty unless {@link #countThreads}. */
     List<Map.Entry<String, Double>> threadCpuSeconds() {
-        return threadCpuSeconds.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).toList();
+        return threadCpuSeconds.entrySet().stream()
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .toList();
     }
 
     @Override

@@ -29,7 +29,8 @@ final class CommitTimes {
      */
     void set(long sequence, long madeMicros, long commitMicros) {
         if (sequence < 0 || sequence >= madeToCommitMicros.length) {
-            throw new IllegalArgumentException("sequence " + sequence + " outside 0.." + (madeToCommitMicros.length - 1));
+            throw new IllegalArgumentException(
+                    "sequence " + sequence + " outside 0.." + (madeToCommitMicros.length - 1));
         }
         madeToCommitMicros[(int) sequence] = Math.max(0, commitMicros - madeMicros);
     }
@@ -48,7 +49,8 @@ final class CommitTimes {
      */
     long[] fromCommitMicros(long[] sequences, long[] fromMadeMicros) {
         if (sequences.length != fromMadeMicros.length) {
-            throw new IllegalArgumentException(sequences.length + " sequences but " + fromMadeMicros.length + " latencies");
+            throw new IllegalArgumentException(
+                    sequences.length + " sequences but " + fromMadeMicros.length + " latencies");
         }
         long[] latencies = new long[sequences.length];
         for (int i = 0; i < sequences.length; i++) {

@@ -35,7 +35,8 @@ public final class FreshReference {
             System.exit(2);
             return;
         }
-        try (Reference ref = Reference.start(TestPostgres.get(), TestRabbit.get().connectionFactory(), args[0], args[1])) {
+        try (Reference ref =
+                Reference.start(TestPostgres.get(), TestRabbit.get().connectionFactory(), args[0], args[1])) {
             ref.awaitCompleted(expected, TIMEOUT);
         } catch (Exception e) {
             e.printStackTrace();
@@ -51,9 +52,11 @@ public final class FreshReference {
      * output does not say (the process did not finish its work).
      */
     static double cpuSeconds(String output) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(CPU) + " ([0-9.]+)").matcher(output);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(CPU) + " ([0-9.]+)")
+                .matcher(output);
         if (!output.contains(COMPLETED) || !m.find()) {
-            throw new IllegalStateException("the reference's output does not say it completed its events and what CPU it used:\n" + output);
+            throw new IllegalStateException(
+                    "the reference's output does not say it completed its events and what CPU it used:\n" + output);
         }
         return Double.parseDouble(m.group(1));
     }

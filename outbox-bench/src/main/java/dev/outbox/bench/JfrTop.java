@@ -21,8 +21,13 @@ import jdk.jfr.consumer.RecordingFile;
  */
 final class JfrTop {
 
-    static final List<String> LIBRARIES = List.of("org.jooq.", "org.postgresql.", "com.rabbitmq.", "com.fasterxml.jackson.",
-            "com.zaxxer.hikari.", "dev.outbox.");
+    static final List<String> LIBRARIES = List.of(
+            "org.jooq.",
+            "org.postgresql.",
+            "com.rabbitmq.",
+            "com.fasterxml.jackson.",
+            "com.zaxxer.hikari.",
+            "dev.outbox.");
 
     private JfrTop() {}
 
@@ -65,19 +70,31 @@ final class JfrTop {
             print("top frame (self)", self, samples, rows);
         }
         List<Waits> waits = waits(events);
-        System.out.println("  waits over the recording's threshold (10 ms in the profile settings), by thread and project method:");
-        waits.stream().limit(rows).forEach(w -> System.out.printf("    %8.0f ms %6d × p50 %7.1f max %8.1f ms  %s %s | %s%n", w.totalMillis(), w.count(),
-                w.p50Millis(), w.maxMillis(), w.event(), w.thread(), w.method()));
+        System.out.println(
+                "  waits over the recording's threshold (10 ms in the profile settings), by thread and project method:");
+        waits.stream()
+                .limit(rows)
+                .forEach(w -> System.out.printf(
+                        "    %8.0f ms %6d × p50 %7.1f max %8.1f ms  %s %s | %s%n",
+                        w.totalMillis(), w.count(), w.p50Millis(), w.maxMillis(), w.event(), w.thread(), w.method()));
     }
 
     /** The event types of a recording that are a thread waiting: parked, reading a socket, blocked on a monitor. */
-    static final List<String> WAIT_EVENTS = List.of("jdk.ThreadPark", "jdk.SocketRead", "jdk.JavaMonitorEnter", "jdk.JavaMonitorWait");
+    static final List<String> WAIT_EVENTS =
+            List.of("jdk.ThreadPark", "jdk.SocketRead", "jdk.JavaMonitorEnter", "jdk.JavaMonitorWait");
 
     /**
      * The waits of one kind on one thread (its digits folded, so that a pool's threads count as one)
      * under one method: the innermost project method that is not a lambda's, else the top frame.
      */
-    record Waits(String event, String thread, String method, int count, double totalMillis, double p50Millis, double maxMillis) {}
+    record Waits(
+            String event,
+            String thread,
+            String method,
+            int count,
+            double totalMillis,
+            double p50Millis,
+            double maxMillis) {}
 
     /**
      * A relay or a worker spends most of its time waiting (for a statement, a confirm, the routing
@@ -103,7 +120,13 @@ final class JfrTop {
         grouped.forEach((key, millis) -> {
             millis.sort(null);
             double total = millis.stream().mapToDouble(Double::doubleValue).sum();
-            result.add(new Waits(key.get(0), key.get(1), key.get(2), millis.size(), total, millis.get(millis.size() / 2),
+            result.add(new Waits(
+                    key.get(0),
+                    key.get(1),
+                    key.get(2),
+                    millis.size(),
+                    total,
+                    millis.get(millis.size() / 2),
                     millis.get(millis.size() - 1)));
         });
         result.sort(Comparator.comparingDouble(Waits::totalMillis).reversed());
@@ -126,7 +149,9 @@ final class JfrTop {
 
     private static void print(String what, Map<String, Integer> counts, int samples, int rows) {
         System.out.println("  " + what + ":");
-        counts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(rows)
+        counts.entrySet().stream()
+                .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+                .limit(rows)
                 .forEach(e -> System.out.printf("    %5.1f %%  %s%n", 100.0 * e.getValue() / samples, e.getKey()));
     }
 

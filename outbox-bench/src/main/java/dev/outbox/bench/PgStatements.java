@@ -27,9 +27,11 @@ final class PgStatements implements AutoCloseable {
     /** How many of the top statements get their windows printed. */
     static final int WINDOWED = 5;
     /** The statements of the benchmark's database only (the server may serve others). */
-    private static final String THIS_DATABASE = " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())";
-    private static final String COUNTERS = "SELECT queryid, calls, total_exec_time, shared_blks_hit, rows FROM pg_stat_statements"
-            + THIS_DATABASE;
+    private static final String THIS_DATABASE =
+            " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())";
+
+    private static final String COUNTERS =
+            "SELECT queryid, calls, total_exec_time, shared_blks_hit, rows FROM pg_stat_statements" + THIS_DATABASE;
 
     /** The counters of one statement at one moment. */
     record Counters(long calls, double execMillis, long blocksHit, long rows) {}
@@ -59,7 +61,8 @@ final class PgStatements implements AutoCloseable {
      * (with one line printed) when it is not available.
      */
     static PgStatements start(TestPostgres pg) {
-        try (Connection c = pg.connect(); Statement s = c.createStatement()) {
+        try (Connection c = pg.connect();
+                Statement s = c.createStatement()) {
             s.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
             s.execute("SELECT pg_stat_statements_reset()");
         } catch (SQLException e) {
@@ -72,7 +75,9 @@ final class PgStatements implements AutoCloseable {
 
     private void snapshot() {
         Map<Long, Counters> now = new HashMap<>();
-        try (Connection c = pg.connect(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(COUNTERS)) {
+        try (Connection c = pg.connect();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(COUNTERS)) {
             while (r.next()) {
                 now.put(r.getLong(1), new Counters(r.getLong(2), r.getDouble(3), r.getLong(4), r.getLong(5)));
             }
@@ -107,13 +112,17 @@ final class PgStatements implements AutoCloseable {
                 + " ORDER BY total_exec_time + total_plan_time DESC LIMIT " + rows;
         List<Long> top = new ArrayList<>();
         List<String> texts = new ArrayList<>();
-        try (Connection c = pg.connect(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = pg.connect();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             System.out.printf("%n%s: pg_stat_statements, top %d by execution + planning time%n", scenario, rows);
             System.out.println("  |   calls |  exec ms | plan ms |     rows | query");
             while (r.next()) {
                 String query = r.getString(6).replaceAll("\\s+", " ").replaceAll("bench_[0-9a-f]{8}", "bench_*");
                 String shown = query.length() > 160 ? query.substring(0, 160) + "…" : query;
-                System.out.printf("  | %7d | %8.0f | %7.0f | %8d | %s%n", r.getLong(2), r.getDouble(3), r.getDouble(4), r.getLong(5), shown);
+                System.out.printf(
+                        "  | %7d | %8.0f | %7.0f | %8d | %s%n",
+                        r.getLong(2), r.getDouble(3), r.getDouble(4), r.getLong(5), shown);
                 top.add(r.getLong(1));
                 texts.add(query.length() > 100 ? query.substring(0, 100) + "…" : query);
             }
@@ -128,7 +137,8 @@ final class PgStatements implements AutoCloseable {
         if (taken.size() < 2) {
             return;
         }
-        System.out.printf("%s: the top %d statements by %d s window (calls, ms per call, rows per call, buffer hits per call)%n",
+        System.out.printf(
+                "%s: the top %d statements by %d s window (calls, ms per call, rows per call, buffer hits per call)%n",
                 scenario, Math.min(WINDOWED, top.size()), WINDOW_SECONDS);
         for (int i = 0; i < Math.min(WINDOWED, top.size()); i++) {
             System.out.printf("  %s%n", texts.get(i));
@@ -154,9 +164,13 @@ final class PgStatements implements AutoCloseable {
             if (calls <= 0) {
                 continue;
             }
-            lines.add(String.format("%3d–%3d s: %7d calls, %7.3f ms, %7.1f rows, %8.1f hits",
-                    snapshots.get(w - 1).atSeconds(), snapshots.get(w).atSeconds(), calls,
-                    (after.execMillis() - before.execMillis()) / calls, (double) (after.rows() - before.rows()) / calls,
+            lines.add(String.format(
+                    "%3d–%3d s: %7d calls, %7.3f ms, %7.1f rows, %8.1f hits",
+                    snapshots.get(w - 1).atSeconds(),
+                    snapshots.get(w).atSeconds(),
+                    calls,
+                    (after.execMillis() - before.execMillis()) / calls,
+                    (double) (after.rows() - before.rows()) / calls,
                     (double) (after.blocksHit() - before.blocksHit()) / calls));
         }
         return lines;

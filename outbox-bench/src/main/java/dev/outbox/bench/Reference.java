@@ -95,7 +95,8 @@ final class Reference implements AutoCloseable {
                 throw new IllegalStateException("the reference pipeline failed", t);
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("reference: only " + completed.get() + " of " + expected + " completed within " + timeout);
+                throw new IllegalStateException(
+                        "reference: only " + completed.get() + " of " + expected + " completed within " + timeout);
             }
             Thread.sleep(20);
         }
@@ -134,22 +135,36 @@ final class Reference implements AutoCloseable {
 
     private void dispatch() throws Exception {
         java.sql.Connection c = connect();
-        String sql = "UPDATE " + deliveries + " d SET status = 'dispatched', dispatch_id = gen_random_uuid(), attempts = d.attempts + 1,"
+        String sql = "UPDATE " + deliveries
+                + " d SET status = 'dispatched', dispatch_id = gen_random_uuid(), attempts = d.attempts + 1,"
                 + " dispatched_at = now(), delivery_timeout_at = now() + d.delivery_timeout_seconds * interval '1 second', updated_at = now()"
-                + " WHERE d.id = ANY(ARRAY(SELECT id FROM " + deliveries + " WHERE status = 'pending' AND available_at <= now()"
+                + " WHERE d.id = ANY(ARRAY(SELECT id FROM " + deliveries
+                + " WHERE status = 'pending' AND available_at <= now()"
                 + " ORDER BY available_at LIMIT " + BATCH + " FOR UPDATE SKIP LOCKED)) AND d.status = 'pending'"
                 + " RETURNING d.id, d.event_id, d.dispatch_id, d.attempts, cardinality(d.retry_delays_seconds)";
         Channel ch = amqp.createChannel();
         ConfirmWindow window = new ConfirmWindow(ch, IN_FLIGHT);
-        AMQP.BasicProperties props = MessageProperties.PERSISTENT_BASIC.builder().contentType(DeliveryMessage.CONTENT_TYPE).build();
+        AMQP.BasicProperties props = MessageProperties.PERSISTENT_BASIC
+                .builder()
+                .contentType(DeliveryMessage.CONTENT_TYPE)
+                .build();
         try (PreparedStatement st = c.prepareStatement(sql)) {
             while (!stopping) {
                 int n = 0;
                 try (ResultSet rs = st.executeQuery()) {
                     while (rs.next()) {
                         int attempt = rs.getInt(4);
-                        byte[] body = new DeliveryMessage(rs.getObject(2, UUID.class), rs.getObject(1, UUID.class),
-                                rs.getObject(3, UUID.class), EVENT_TYPE, JOB_TYPE, attempt, attempt > rs.getInt(5), null, null).toJson();
+                        byte[] body = new DeliveryMessage(
+                                        rs.getObject(2, UUID.class),
+                                        rs.getObject(1, UUID.class),
+                                        rs.getObject(3, UUID.class),
+                                        EVENT_TYPE,
+                                        JOB_TYPE,
+                                        attempt,
+                                        attempt > rs.getInt(5),
+                                        null,
+                                        null)
+                                .toJson();
                         window.publishing();
                         ch.basicPublish("", queue, props, body);
                         n++;
@@ -184,7 +199,8 @@ final class Reference implements AutoCloseable {
     /** Takes what has arrived (up to 500), completes it in one guarded UPDATE, commits, then acks it with one multiple ack. */
     private void complete(Channel ch, BlockingQueue<Arrived> arrived) throws Exception {
         java.sql.Connection c = connect();
-        String sql = "UPDATE " + deliveries + " SET status = 'completed', completed_at = now(), delivery_timeout_at = NULL, updated_at = now()"
+        String sql = "UPDATE " + deliveries
+                + " SET status = 'completed', completed_at = now(), delivery_timeout_at = NULL, updated_at = now()"
                 + " WHERE status = 'dispatched' AND id = ANY(?) AND dispatch_id = ANY(?)";
         List<Arrived> group = new ArrayList<>(BATCH);
         try (PreparedStatement st = c.prepareStatement(sql)) {
@@ -219,7 +235,8 @@ final class Reference implements AutoCloseable {
      * with plain JDBC and no NOTIFY, the row {@code Outbox.record} writes; each insert wakes {@code reference}
      * when there is one. Returns how many were recorded.
      */
-    static long produce(TestPostgres pg, String schema, int threads, int seconds, Reference reference) throws Exception {
+    static long produce(TestPostgres pg, String schema, int threads, int seconds, Reference reference)
+            throws Exception {
         return produce(pg, schema, threads, seconds, reference, false);
     }
 
@@ -228,7 +245,8 @@ final class Reference implements AutoCloseable {
      * by the producer ({@code setAutoCommit(false)}, the insert, {@code commit()}), as a business
      * transaction that records an event does; else in auto-commit mode, one round trip per event.
      */
-    static long produce(TestPostgres pg, String schema, int threads, int seconds, Reference reference, boolean explicitTransactions)
+    static long produce(
+            TestPostgres pg, String schema, int threads, int seconds, Reference reference, boolean explicitTransactions)
             throws Exception {
         ObjectMapper json = new ObjectMapper();
         IdGenerator ids = IdGenerator.uuidV7();
@@ -239,8 +257,9 @@ final class Reference implements AutoCloseable {
         for (int t = 0; t < threads; t++) {
             int thread = t;
             futures.add(pool.submit(() -> {
-                try (java.sql.Connection c = pg.connect(); PreparedStatement st = c.prepareStatement("INSERT INTO " + schema
-                        + ".outbox_events (id, event_type, payload, created_at) VALUES (?, ?, ?::jsonb, ?)")) {
+                try (java.sql.Connection c = pg.connect();
+                        PreparedStatement st = c.prepareStatement("INSERT INTO " + schema
+                                + ".outbox_events (id, event_type, payload, created_at) VALUES (?, ?, ?::jsonb, ?)")) {
                     c.setAutoCommit(!explicitTransactions);
                     long seq = thread;
                     while (System.nanoTime() < end) {
@@ -289,15 +308,17 @@ final class Reference implements AutoCloseable {
     }
 
     private void startThread(String name, Stage stage) {
-        Thread t = new Thread(() -> {
-            try {
-                stage.run();
-            } catch (Throwable e) {
-                if (!stopping) {
-                    failure.compareAndSet(null, e);
-                }
-            }
-        }, name);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        stage.run();
+                    } catch (Throwable e) {
+                        if (!stopping) {
+                            failure.compareAndSet(null, e);
+                        }
+                    }
+                },
+                name);
         t.setDaemon(true);
         threads.add(t);
         t.start();

@@ -20,8 +20,8 @@ final class Stages {
     /** Each handled event's three stages in microseconds, in the order the handlers started. */
     Stages(long[] commitToRouted, long[] routedToClaimed, long[] claimedToHandler) {
         if (commitToRouted.length != routedToClaimed.length || routedToClaimed.length != claimedToHandler.length) {
-            throw new IllegalArgumentException("stages of " + commitToRouted.length + ", " + routedToClaimed.length + " and "
-                    + claimedToHandler.length + " events");
+            throw new IllegalArgumentException("stages of " + commitToRouted.length + ", " + routedToClaimed.length
+                    + " and " + claimedToHandler.length + " events");
         }
         this.toRouted = commitToRouted;
         this.toClaimed = routedToClaimed;
@@ -45,6 +45,8 @@ final class Stages {
     }
 
     private static String p50p99(long[] sortedMicros) {
-        return String.format("p50 %.1f p99 %.1f", Stats.percentile(sortedMicros, 50) / 1000.0, Stats.percentile(sortedMicros, 99) / 1000.0);
+        return String.format(
+                "p50 %.1f p99 %.1f",
+                Stats.percentile(sortedMicros, 50) / 1000.0, Stats.percentile(sortedMicros, 99) / 1000.0);
     }
 }

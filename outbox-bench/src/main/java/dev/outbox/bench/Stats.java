@@ -19,7 +19,10 @@ final class Stats {
 
     /** "p50 … p99 … max … ms" of sorted values, {@code perMilli} of them a millisecond (1,000 for µs, 1e6 for ns). */
     static String tail(long[] sortedValues, double perMilli) {
-        return String.format("p50 %.1f p99 %.1f max %.1f ms", percentile(sortedValues, 50) / perMilli, percentile(sortedValues, 99) / perMilli,
+        return String.format(
+                "p50 %.1f p99 %.1f max %.1f ms",
+                percentile(sortedValues, 50) / perMilli,
+                percentile(sortedValues, 99) / perMilli,
                 sortedValues[sortedValues.length - 1] / perMilli);
     }
 

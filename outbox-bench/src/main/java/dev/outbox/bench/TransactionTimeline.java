@@ -19,15 +19,18 @@ final class TransactionTimeline {
 
     /** One transaction that began {@code startNanos} after the run's start and took {@code durationNanos}. */
     void add(long startNanos, long durationNanos) {
-        bySecond.computeIfAbsent((int) (startNanos / 1_000_000_000L), s -> new ConcurrentLinkedQueue<>()).add(durationNanos);
+        bySecond.computeIfAbsent((int) (startNanos / 1_000_000_000L), s -> new ConcurrentLinkedQueue<>())
+                .add(durationNanos);
     }
 
     /** A line a second: "{@code name} producers second N: n transactions, p50 … p99 … max … ms". */
     List<String> lines(String name) {
         List<String> lines = new ArrayList<>();
         new TreeMap<>(bySecond).forEach((second, durations) -> {
-            long[] sorted = Stats.sorted(durations.stream().mapToLong(Long::longValue).toArray());
-            lines.add(name + " producers second " + second + ": " + sorted.length + " transactions, record+commit " + Stats.tail(sorted, 1e6));
+            long[] sorted =
+                    Stats.sorted(durations.stream().mapToLong(Long::longValue).toArray());
+            lines.add(name + " producers second " + second + ": " + sorted.length + " transactions, record+commit "
+                    + Stats.tail(sorted, 1e6));
         });
         return lines;
     }

@@ -24,7 +24,8 @@ class BackendCpuIT {
     void countsTheCpuOfTheBackendsServingAClientByItsApplicationName() throws Exception {
         BackendCpu backends = new BackendCpu(pg);
         String url = BackendCpu.withClient(pg.jdbcUrl(), "probe");
-        try (Connection busy = DriverManager.getConnection(url, pg.user(), pg.password()); Statement s = busy.createStatement()) {
+        try (Connection busy = DriverManager.getConnection(url, pg.user(), pg.password());
+                Statement s = busy.createStatement()) {
             backends.sample(); // finds the backend before it works
             try (ResultSet r = s.executeQuery("SELECT count(*) FROM generate_series(1, 5000000) g WHERE g % 7 = 3")) {
                 r.next();
@@ -44,7 +45,8 @@ class BackendCpuIT {
     @Test
     void asksForNewBackendsOnOneConnectionOfItsOwnThatItDoesNotCount() throws Exception {
         BackendCpu backends = new BackendCpu(pg); // closed in the test, which then looks at its backend
-        try (Connection probe = pg.connect(); Statement s = probe.createStatement()) {
+        try (Connection probe = pg.connect();
+                Statement s = probe.createStatement()) {
             List<Integer> pids = new ArrayList<>();
             for (int i = 0; i < 3 * BackendCpu.REFRESH_EVERY; i++) {
                 backends.sample();
@@ -58,15 +60,23 @@ class BackendCpuIT {
                     }
                 }
             }
-            assertThat(pids).as("the refreshes' backend, after each of three refreshes").hasSize(3).containsOnly(pids.get(0));
+            assertThat(pids)
+                    .as("the refreshes' backend, after each of three refreshes")
+                    .hasSize(3)
+                    .containsOnly(pids.get(0));
             assertThat(backends.seen(BackendCpu.SAMPLER)).isFalse();
             backends.close();
-            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> { // the backend ends just after the connection closes
-                try (ResultSet r = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pids.get(0))) {
-                    r.next();
-                    assertThat(r.getInt(1)).as("the refreshes' backend after close").isZero();
-                }
-            });
+            await().atMost(Duration.ofSeconds(5))
+                    .untilAsserted(
+                            () -> { // the backend ends just after the connection closes
+                                try (ResultSet r = s.executeQuery(
+                                        "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pids.get(0))) {
+                                    r.next();
+                                    assertThat(r.getInt(1))
+                                            .as("the refreshes' backend after close")
+                                            .isZero();
+                                }
+                            });
         } finally {
             backends.close(); // again after the test's own close: a no-op
         }
@@ -75,12 +85,16 @@ class BackendCpuIT {
     @Test
     void findsAClientThatConnectsAfterTheFirstSampleAtTheNextSample() throws Exception {
         try (BackendCpu backends = new BackendCpu(pg)) {
-            backends.sample(); // before any client of this test connected, as when a scenario starts a JVM that connects later
+            backends.sample(); // before any client of this test connected, as when a scenario starts a JVM that
+            // connects later
             assumeTrue(backends.seconds("late").isPresent(), "the server runs on another machine");
-            try (Connection late = DriverManager.getConnection(BackendCpu.withClient(pg.jdbcUrl(), "late"), pg.user(), pg.password())) {
+            try (Connection late = DriverManager.getConnection(
+                    BackendCpu.withClient(pg.jdbcUrl(), "late"), pg.user(), pg.password())) {
                 assertThat(late.isValid(5)).isTrue();
                 backends.sample();
-                assertThat(backends.seen("late")).as("found at the second sample, not the " + BackendCpu.REFRESH_EVERY + "th").isTrue();
+                assertThat(backends.seen("late"))
+                        .as("found at the second sample, not the " + BackendCpu.REFRESH_EVERY + "th")
+                        .isTrue();
             }
         }
     }
@@ -92,6 +106,7 @@ class BackendCpuIT {
         assertThat(BackendCpu.withClient("jdbc:postgresql://127.0.0.1:5432/test?ssl=false", "worker"))
                 .isEqualTo("jdbc:postgresql://127.0.0.1:5432/test?ssl=false&ApplicationName=outbox-bench-worker");
         assertThatThrownBy(() -> BackendCpu.withClient("jdbc:postgresql://h/test?ApplicationName=app", "relay"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ApplicationName");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ApplicationName");
     }
 }

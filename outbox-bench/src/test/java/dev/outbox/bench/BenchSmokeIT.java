@@ -32,13 +32,30 @@ class BenchSmokeIT {
             bench.run(scenario); // throws when a delivery was lost, duplicated or not completed
         }
         Map<String, Map<String, List<Double>>> results = bench.results();
-        assertThat(results).containsKeys("CEIL", "S1", "S2", "S3", "S4 LISTEN/NOTIFY", "S4 poll-only", "S5", "R1",
-                "REF-S1", "REF-S1-FRESH", "REF-S2", "REF-R1", "REF-R1-TX");
+        assertThat(results)
+                .containsKeys(
+                        "CEIL",
+                        "S1",
+                        "S2",
+                        "S3",
+                        "S4 LISTEN/NOTIFY",
+                        "S4 poll-only",
+                        "S5",
+                        "R1",
+                        "REF-S1",
+                        "REF-S1-FRESH",
+                        "REF-S2",
+                        "REF-R1",
+                        "REF-R1-TX");
         assertThat(results.get("R1")).containsKey(Bench.PRODUCER_CPU_METRIC);
         assertThat(results.get("REF-R1-TX")).containsKeys(Bench.R1_METRIC, Bench.PRODUCER_CPU_METRIC);
         assertThat(results.get("REF-S1")).containsKey("events/s (backlog 500)");
-        assertThat(results.get("REF-S1-FRESH")).containsKeys("events/s (backlog 500)", Bench.FRESH_REFERENCE_CPU_METRIC);
-        assertThat(results.get("REF-S1-FRESH").get(Bench.FRESH_REFERENCE_CPU_METRIC).get(0)).isPositive();
+        assertThat(results.get("REF-S1-FRESH"))
+                .containsKeys("events/s (backlog 500)", Bench.FRESH_REFERENCE_CPU_METRIC);
+        assertThat(results.get("REF-S1-FRESH")
+                        .get(Bench.FRESH_REFERENCE_CPU_METRIC)
+                        .get(0))
+                .isPositive();
         assertThat(results.get("REF-S2")).containsKey("commit→completed p99 ms");
         assertThat(results.get("S2")).containsKey("worker CPU s per 100,000 events");
         assertThat(results.get("S1")).containsKeys("events/s (backlog 500)", "relay peak RSS MB", "worker peak RSS MB");
@@ -54,7 +71,8 @@ class BenchSmokeIT {
         bench.run("S2-ORDERED"); // throws when a delivery was lost, duplicated or not completed
         bench.run("S2-HOT");
         assertThat(bench.results().get("S2-ORDERED")).containsKeys("events/s", "commit→completed p99 ms");
-        assertThat(bench.results().get("S2-HOT").get("events/s recorded").get(0)).isPositive();
+        assertThat(bench.results().get("S2-HOT").get("events/s recorded").get(0))
+                .isPositive();
     }
 
     @Test
@@ -72,9 +90,14 @@ class BenchSmokeIT {
         String lines = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
         out.print(lines);
         for (String name : List.of("S4 LISTEN/NOTIFY", "S4 poll-only")) {
-            assertThat(lines).contains(name + " second 0: p50 ", name + " producers second 0: ",
-                    name + " stages second 0: commit→T1 p50 ", name + ": producers warmed up for ");
-            assertThat(bench.results().get(name)).containsKeys("commit→handler start p99 ms", "made→handler start p99 ms");
+            assertThat(lines)
+                    .contains(
+                            name + " second 0: p50 ",
+                            name + " producers second 0: ",
+                            name + " stages second 0: commit→T1 p50 ",
+                            name + ": producers warmed up for ");
+            assertThat(bench.results().get(name))
+                    .containsKeys("commit→handler start p99 ms", "made→handler start p99 ms");
         }
     }
 
@@ -93,11 +116,15 @@ class BenchSmokeIT {
     void theQuietRecordingsScenarioReportsNotifyingAndQuietEventsApart() throws Exception {
         Bench bench = new Bench(Bench.Scale.SMOKE, dir);
         bench.run("Q1"); // throws when a delivery was lost, duplicated or not completed within 60 s
-        assertThat(bench.results().get("Q1")).containsKeys("notifying: commit→handler start p99 ms",
-                "quiet, committed " + Bench.QUIET_COMMIT_DELAY_MILLIS + " ms later: commit→handler start p99 ms");
+        assertThat(bench.results().get("Q1"))
+                .containsKeys(
+                        "notifying: commit→handler start p99 ms",
+                        "quiet, committed " + Bench.QUIET_COMMIT_DELAY_MILLIS
+                                + " ms later: commit→handler start p99 ms");
         // the relay routed and dispatched every pair meanwhile: it cannot have spent nothing
         assertThat(bench.results().get("Q1").get("relay CPU ms per pair, from the first pair until all completed"))
-                .singleElement().satisfies(ms -> assertThat(ms).isPositive());
+                .singleElement()
+                .satisfies(ms -> assertThat(ms).isPositive());
     }
 
     @Test
@@ -107,16 +134,23 @@ class BenchSmokeIT {
         Map<String, List<Double>> figures = bench.results().get("AMQP-HEADERS");
         assertThat(figures).hasSize(3);
         // NaN only where the broker is not a process of this machine
-        assertThat(figures.values()).allSatisfy(values -> assertThat(values).hasSize(2)
-                .allSatisfy(v -> assertThat(v.isNaN() || v > 0).as("%s", v).isTrue()));
+        assertThat(figures.values())
+                .allSatisfy(values -> assertThat(values)
+                        .hasSize(2)
+                        .allSatisfy(
+                                v -> assertThat(v.isNaN() || v > 0).as("%s", v).isTrue()));
     }
 
     @Test
     void thePurgeScenarioDeletesOnlyTheSeededRowsBesideLiveTraffic() throws Exception {
         Bench bench = new Bench(Bench.Scale.SMOKE, dir);
         bench.run("P1"); // throws when the purge missed a seeded row or took a live one
-        assertThat(bench.results().get("P1")).containsKeys("purge rows/s (deliveries + events)",
-                "longest producer transaction ms, during the purge", "during the purge: commit→completed p99 ms",
-                "before the purge: commit→completed p99 ms", "after the purge: commit→completed p99 ms");
+        assertThat(bench.results().get("P1"))
+                .containsKeys(
+                        "purge rows/s (deliveries + events)",
+                        "longest producer transaction ms, during the purge",
+                        "during the purge: commit→completed p99 ms",
+                        "before the purge: commit→completed p99 ms",
+                        "after the purge: commit→completed p99 ms");
     }
 }

@@ -24,15 +24,17 @@ class ChildProcessTest {
     public static final class Spinner {
         public static void main(String[] args) throws Exception {
             for (int i = 1; i <= 2; i++) {
-                Thread t = new Thread(() -> {
-                    long x = 0;
-                    while (true) {
-                        x += System.nanoTime() % 7;
-                        if (x == -1) {
-                            System.out.println(x);
-                        }
-                    }
-                }, "spinner-" + i);
+                Thread t = new Thread(
+                        () -> {
+                            long x = 0;
+                            while (true) {
+                                x += System.nanoTime() % 7;
+                                if (x == -1) {
+                                    System.out.println(x);
+                                }
+                            }
+                        },
+                        "spinner-" + i);
                 t.setDaemon(true);
                 t.start();
             }
@@ -49,7 +51,8 @@ class ChildProcessTest {
 
     @Test
     void awaitExitGivesTheExitStatusOfAProcessThatEndsByItself() throws Exception {
-        try (ChildProcess child = ChildProcess.start("exiter", Exiter.class.getName(), List.of("3"), Map.of(), dir, List.of())) {
+        try (ChildProcess child =
+                ChildProcess.start("exiter", Exiter.class.getName(), List.of("3"), Map.of(), dir, List.of())) {
             assertThat(child.awaitExit(Duration.ofSeconds(30))).isEqualTo(3);
             assertThat(child.isAlive()).isFalse();
         }
@@ -57,7 +60,8 @@ class ChildProcessTest {
 
     @Test
     void awaitExitStopsAProcessThatOutlivesTheWaitAndSaysSo() throws Exception {
-        try (ChildProcess child = ChildProcess.start("spinner", Spinner.class.getName(), List.of(), Map.of(), dir, List.of())) {
+        try (ChildProcess child =
+                ChildProcess.start("spinner", Spinner.class.getName(), List.of(), Map.of(), dir, List.of())) {
             assertThatThrownBy(() -> child.awaitExit(Duration.ofMillis(500)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("spinner did not end within PT0.5S");
@@ -67,14 +71,18 @@ class ChildProcessTest {
 
     @Test
     void readsTheCpuOfEachThreadByNameAddingUpAPoolsThreads() throws Exception {
-        try (ChildProcess child = ChildProcess.start("spinner", Spinner.class.getName(), List.of(), Map.of(), dir, List.of())) {
+        try (ChildProcess child =
+                ChildProcess.start("spinner", Spinner.class.getName(), List.of(), Map.of(), dir, List.of())) {
             child.sample();
             assertThat(child.threadCpuSeconds()).as("not counted unless asked").isEmpty();
             child.countThreads();
-            await().atMost(Duration.ofSeconds(10)).until(() -> { // the spinners have used over half a CPU-second
-                child.sample();
-                return child.threadCpuSeconds().stream().anyMatch(e -> e.getKey().equals("spinner-#") && e.getValue() > 0.5);
-            });
+            await().atMost(Duration.ofSeconds(10))
+                    .until(
+                            () -> { // the spinners have used over half a CPU-second
+                                child.sample();
+                                return child.threadCpuSeconds().stream()
+                                        .anyMatch(e -> e.getKey().equals("spinner-#") && e.getValue() > 0.5);
+                            });
 
             List<Map.Entry<String, Double>> threads = child.threadCpuSeconds();
             assertThat(threads).isNotEmpty();

@@ -26,14 +26,17 @@ class CommitTimesTest {
         commits.set(0, 1_000_000, 1_002_000);
 
         assertThatThrownBy(() -> commits.fromCommitMicros(new long[] {0, 2}, new long[] {5_000, 5_000}))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("handled event 2");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("handled event 2");
         assertThatThrownBy(() -> commits.fromCommitMicros(new long[] {9}, new long[] {5_000}))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("handled event 9");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("handled event 9");
     }
 
     @Test
     void refusesASequenceOutsideItsRoom() {
         assertThatThrownBy(() -> new CommitTimes(2).set(2, 0, 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sequence 2 outside 0..1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sequence 2 outside 0..1");
     }
 }

@@ -16,7 +16,8 @@ class FreshReferenceTest {
 
     @Test
     void refusesOutputThatDoesNotSayItCompleted() {
-        assertThatThrownBy(() -> FreshReference.cpuSeconds("java.lang.IllegalStateException: reference: only 3 of 500 completed"))
+        assertThatThrownBy(() -> FreshReference.cpuSeconds(
+                        "java.lang.IllegalStateException: reference: only 3 of 500 completed"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("does not say it completed its events")
                 .hasMessageContaining("only 3 of 500");

@@ -17,7 +17,10 @@ class JfrTopTest {
     void groupsTheWaitsOfARecordingByThreadAndProjectMethod(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("waits.jfr");
         try (Recording recording = new Recording()) {
-            recording.enable("jdk.ThreadPark").withThreshold(Duration.ofMillis(10)).withStackTrace();
+            recording
+                    .enable("jdk.ThreadPark")
+                    .withThreshold(Duration.ofMillis(10))
+                    .withStackTrace();
             recording.start();
             for (int i = 1; i <= 2; i++) {
                 Thread t = new Thread(() -> parkFor(3, 30), "waiter-" + i);
@@ -28,7 +31,9 @@ class JfrTopTest {
             recording.dump(file);
         }
 
-        List<JfrTop.Waits> waits = JfrTop.waits(file).stream().filter(w -> w.method().equals(JfrTopTest.class.getName() + ".parkFor")).toList();
+        List<JfrTop.Waits> waits = JfrTop.waits(file).stream()
+                .filter(w -> w.method().equals(JfrTopTest.class.getName() + ".parkFor"))
+                .toList();
 
         assertThat(waits).hasSize(1);
         JfrTop.Waits w = waits.get(0);

@@ -10,6 +10,19 @@ import org.jspecify.annotations.Nullable;
  *     worker, and a worker for its job, before T4
  * @param payload the event payload as JSON text, for publish routes only
  */
-public record Claimed(UUID deliveryId, UUID eventId, UUID dispatchId, RouteKind kind, String jobType, String queue,
-        @Nullable String exchange, @Nullable String routingKey, int attempt, int retries, int timeoutSeconds, String eventType,
-        @Nullable String traceparent, @Nullable String tracestate, @Nullable String payload) {}
+public record Claimed(
+        UUID deliveryId,
+        UUID eventId,
+        UUID dispatchId,
+        RouteKind kind,
+        String jobType,
+        String queue,
+        @Nullable String exchange,
+        @Nullable String routingKey,
+        int attempt,
+        int retries,
+        int timeoutSeconds,
+        String eventType,
+        @Nullable String traceparent,
+        @Nullable String tracestate,
+        @Nullable String payload) {}

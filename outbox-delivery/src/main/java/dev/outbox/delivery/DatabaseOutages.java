@@ -31,8 +31,10 @@ public final class DatabaseOutages {
     /** SQLState insufficient_privilege: a missing grant, or DDL by a role that does not own the table. */
     public static final String INSUFFICIENT_PRIVILEGE = "42501";
 
-    private static final Pattern DENIED = Pattern.compile("permission denied for (table|relation|view|sequence|schema|function|database) \"?([A-Za-z0-9_$]{1,63})\"?");
-    private static final Pattern NOT_OWNER = Pattern.compile("must be owner of (table|relation|view|index|sequence|schema|type|function|database) \"?([A-Za-z0-9_$.]{1,127})\"?");
+    private static final Pattern DENIED = Pattern.compile(
+            "permission denied for (table|relation|view|sequence|schema|function|database) \"?([A-Za-z0-9_$]{1,63})\"?");
+    private static final Pattern NOT_OWNER = Pattern.compile(
+            "must be owner of (table|relation|view|index|sequence|schema|type|function|database) \"?([A-Za-z0-9_$.]{1,127})\"?");
     private static final Pattern ROLE = Pattern.compile("[A-Za-z0-9_$.@-]{1,63}");
 
     private DatabaseOutages() {}
@@ -51,8 +53,11 @@ public final class DatabaseOutages {
                 } else {
                     return false; // a definite answer from the server: a refused login, a missing table ...
                 }
-            } else if (t instanceof SQLTransientConnectionException || t instanceof ConnectException || t instanceof EOFException
-                    || t instanceof SocketException || t instanceof SocketTimeoutException) {
+            } else if (t instanceof SQLTransientConnectionException
+                    || t instanceof ConnectException
+                    || t instanceof EOFException
+                    || t instanceof SocketException
+                    || t instanceof SocketTimeoutException) {
                 transientSeen = true;
             }
         }
@@ -63,7 +68,9 @@ public final class DatabaseOutages {
     public static @Nullable String sqlState(Throwable e) {
         String state = null;
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().matches("[0-9A-Z]{5}")) {
+            if (t instanceof SQLException sql
+                    && sql.getSQLState() != null
+                    && sql.getSQLState().matches("[0-9A-Z]{5}")) {
                 state = sql.getSQLState();
             }
         }
@@ -138,13 +145,18 @@ public final class DatabaseOutages {
         }
         String text = sql.toLowerCase(Locale.ROOT);
         Matcher verb = Pattern.compile("\\b(insert\\s+into|update|delete\\s+from)\\s+(?:\"?[a-z0-9_$]+\"?\\.)?\"?"
-                + Pattern.quote(table.toLowerCase(Locale.ROOT)) + "\"?(?![a-z0-9_$])").matcher(text);
-        boolean locks = text.contains(" for update") || text.contains(" for no key update") || text.contains(" for share");
+                        + Pattern.quote(table.toLowerCase(Locale.ROOT)) + "\"?(?![a-z0-9_$])")
+                .matcher(text);
+        boolean locks =
+                text.contains(" for update") || text.contains(" for no key update") || text.contains(" for share");
         if (verb.find()) {
             String v = verb.group(1);
-            String action = v.startsWith("insert") ? (text.contains("do update") ? "INSERT into (or UPDATE, ON CONFLICT DO UPDATE)" : "INSERT into")
+            String action = v.startsWith("insert")
+                    ? (text.contains("do update") ? "INSERT into (or UPDATE, ON CONFLICT DO UPDATE)" : "INSERT into")
                     : v.startsWith("update") ? "UPDATE" : "DELETE from";
-            return "may not " + action + (locks && !v.startsWith("update") ? " (or lock rows of: FOR UPDATE needs UPDATE)" : "") + " table";
+            return "may not " + action
+                    + (locks && !v.startsWith("update") ? " (or lock rows of: FOR UPDATE needs UPDATE)" : "")
+                    + " table";
         }
         if (locks) {
             return "may not lock rows (SELECT ... FOR UPDATE, which needs UPDATE) of table";

@@ -13,7 +13,8 @@ public final class DeliveryLog {
 
     public static final String MDC_EVENT_ID = "outboxEventId";
     public static final String MDC_DELIVERY_ID = "outboxDeliveryId";
-    private static final String RETRY_SCHEDULED = "delivery {} of event {} ({}, queue {}): attempt {} failed ({}), retry scheduled at {}";
+    private static final String RETRY_SCHEDULED =
+            "delivery {} of event {} ({}, queue {}): attempt {} failed ({}), retry scheduled at {}";
 
     private DeliveryLog() {}
 
@@ -26,7 +27,9 @@ public final class DeliveryLog {
      */
     public static void retryOutcome(Logger log, LogDigest digest, RetryOutcome o, String cause) {
         if (o.retried()) {
-            boolean first = digest.warn("attempt failed (" + cause + "), retry scheduled", o.queue(),
+            boolean first = digest.warn(
+                    "attempt failed (" + cause + "), retry scheduled",
+                    o.queue(),
                     "delivery " + o.deliveryId() + " attempt " + o.attempts());
             if (first || log.isDebugEnabled()) {
                 retryOutcome(log, o, cause, !first);
@@ -44,17 +47,33 @@ public final class DeliveryLog {
     @SuppressWarnings("try") // the MDC entries are held for the log calls and removed by close(), never read
     private static void retryOutcome(Logger log, RetryOutcome o, String cause, boolean debug) {
         try (MDC.MDCCloseable e = MDC.putCloseable(MDC_EVENT_ID, o.eventId().toString());
-                MDC.MDCCloseable d = MDC.putCloseable(MDC_DELIVERY_ID, o.deliveryId().toString())) {
+                MDC.MDCCloseable d =
+                        MDC.putCloseable(MDC_DELIVERY_ID, o.deliveryId().toString())) {
             if (o.retried()) {
-                Object[] args = {o.deliveryId(), o.eventId(), o.jobType(), LogText.of(o.queue()), o.attempts(), cause, o.availableAt()};
+                Object[] args = {
+                    o.deliveryId(),
+                    o.eventId(),
+                    o.jobType(),
+                    LogText.of(o.queue()),
+                    o.attempts(),
+                    cause,
+                    o.availableAt()
+                };
                 if (debug) {
                     log.debug(RETRY_SCHEDULED, args);
                 } else {
                     log.warn(RETRY_SCHEDULED, args);
                 }
             } else {
-                log.error("delivery {} of event {} ({}, queue {}): failed for good after {} attempt(s), reason {} ({})",
-                        o.deliveryId(), o.eventId(), o.jobType(), LogText.of(o.queue()), o.attempts(), o.failureReason(), cause);
+                log.error(
+                        "delivery {} of event {} ({}, queue {}): failed for good after {} attempt(s), reason {} ({})",
+                        o.deliveryId(),
+                        o.eventId(),
+                        o.jobType(),
+                        LogText.of(o.queue()),
+                        o.attempts(),
+                        o.failureReason(),
+                        cause);
             }
         }
     }

@@ -39,16 +39,26 @@ import org.jspecify.annotations.Nullable;
  * @param traceparent the W3C traceparent recorded with the event, or null
  * @param tracestate the W3C tracestate recorded with the event, or null
  */
-public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, String eventType, String jobType, int attempt,
-        boolean lastAttempt, @Nullable String traceparent, @Nullable String tracestate) {
+public record DeliveryMessage(
+        UUID eventId,
+        UUID deliveryId,
+        UUID dispatchId,
+        String eventType,
+        String jobType,
+        int attempt,
+        boolean lastAttempt,
+        @Nullable String traceparent,
+        @Nullable String tracestate) {
 
     public static final String CONTENT_TYPE = "application/json";
     /** The headers of a publish route's message (its body is the event's payload), beside the trace context. */
     public static final String HEADER_EVENT_ID = "outbox-event-id";
+
     public static final String HEADER_DISPATCH_ID = "outbox-dispatch-id";
     public static final String HEADER_EVENT_TYPE = "outbox-event-type";
     /** The W3C trace context, in the headers of job and publish messages when the event was recorded with it. */
     public static final String HEADER_TRACEPARENT = "traceparent";
+
     public static final String HEADER_TRACESTATE = "tracestate";
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -101,7 +111,9 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
     public byte[] toJson() {
         // one message per dispatch is on the relay's hot path: values that need no escaping (ids, and
         // the type names, which are plain ASCII by their rules) are written directly, the rest streamed
-        if (isPlain(eventType) && isPlain(jobType) && (traceparent == null || isPlain(traceparent))
+        if (isPlain(eventType)
+                && isPlain(jobType)
+                && (traceparent == null || isPlain(traceparent))
                 && (tracestate == null || isPlain(tracestate))) {
             return plainJson();
         }
@@ -132,13 +144,20 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
     /** The body {@link #toJson} writes, when no value needs escaping: the same bytes as Jackson's generator. */
     private byte[] plainJson() {
         StringBuilder json = new StringBuilder(256)
-                .append("{\"eventId\":\"").append(eventId)
-                .append("\",\"deliveryId\":\"").append(deliveryId)
-                .append("\",\"dispatchId\":\"").append(dispatchId)
-                .append("\",\"eventType\":\"").append(eventType)
-                .append("\",\"jobType\":\"").append(jobType)
-                .append("\",\"attempt\":").append(attempt)
-                .append(",\"lastAttempt\":").append(lastAttempt);
+                .append("{\"eventId\":\"")
+                .append(eventId)
+                .append("\",\"deliveryId\":\"")
+                .append(deliveryId)
+                .append("\",\"dispatchId\":\"")
+                .append(dispatchId)
+                .append("\",\"eventType\":\"")
+                .append(eventType)
+                .append("\",\"jobType\":\"")
+                .append(jobType)
+                .append("\",\"attempt\":")
+                .append(attempt)
+                .append(",\"lastAttempt\":")
+                .append(lastAttempt);
         if (traceparent != null) {
             json.append(",\"traceparent\":\"").append(traceparent).append('"');
         }
@@ -186,10 +205,15 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
                     case "jobType" -> f.jobType = text(p, value);
                     case "traceparent" -> f.traceparent = text(p, value);
                     case "tracestate" -> f.tracestate = text(p, value);
-                    case "attempt" -> f.attempt = value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT
-                            ? p.getIntValue() : 0;
-                    case "lastAttempt" -> f.lastAttempt = value == JsonToken.VALUE_TRUE ? Boolean.TRUE
-                            : value == JsonToken.VALUE_FALSE ? Boolean.FALSE : null;
+                    case "attempt" ->
+                        f.attempt =
+                                value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT
+                                        ? p.getIntValue()
+                                        : 0;
+                    case "lastAttempt" ->
+                        f.lastAttempt = value == JsonToken.VALUE_TRUE
+                                ? Boolean.TRUE
+                                : value == JsonToken.VALUE_FALSE ? Boolean.FALSE : null;
                     default -> p.skipChildren();
                 }
                 if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
@@ -215,32 +239,59 @@ public record DeliveryMessage(UUID eventId, UUID deliveryId, UUID dispatchId, St
             throw new MalformedMessageException("dispatchId is missing or not a UUID", eventId, deliveryId, null);
         }
         if (f.eventType == null) {
-            throw new MalformedMessageException("eventType is missing or not a string", eventId, deliveryId, dispatchId);
+            throw new MalformedMessageException(
+                    "eventType is missing or not a string", eventId, deliveryId, dispatchId);
         }
         if (f.jobType == null) {
             throw new MalformedMessageException("jobType is missing or not a string", eventId, deliveryId, dispatchId);
         }
         if (f.attempt < 1) {
-            throw new MalformedMessageException("attempt is missing or not a whole number >= 1", eventId, deliveryId, dispatchId);
+            throw new MalformedMessageException(
+                    "attempt is missing or not a whole number >= 1", eventId, deliveryId, dispatchId);
         }
         if (f.lastAttempt == null) {
-            throw new MalformedMessageException("lastAttempt is missing or not a boolean", eventId, deliveryId, dispatchId);
+            throw new MalformedMessageException(
+                    "lastAttempt is missing or not a boolean", eventId, deliveryId, dispatchId);
         }
-        return new DeliveryMessage(eventId, deliveryId, dispatchId, f.eventType, f.jobType, f.attempt, f.lastAttempt, f.traceparent,
+        return new DeliveryMessage(
+                eventId,
+                deliveryId,
+                dispatchId,
+                f.eventType,
+                f.jobType,
+                f.attempt,
+                f.lastAttempt,
+                f.traceparent,
                 f.tracestate);
     }
 
     /** The fields of a body as {@link #fromJson} reads them, before they are judged. */
     private static final class Fields {
-        @Nullable String eventId;
-        @Nullable String deliveryId;
-        @Nullable String dispatchId;
-        @Nullable String eventType;
-        @Nullable String jobType;
-        @Nullable String traceparent;
-        @Nullable String tracestate;
+        @Nullable
+        String eventId;
+
+        @Nullable
+        String deliveryId;
+
+        @Nullable
+        String dispatchId;
+
+        @Nullable
+        String eventType;
+
+        @Nullable
+        String jobType;
+
+        @Nullable
+        String traceparent;
+
+        @Nullable
+        String tracestate;
+
         int attempt;
-        @Nullable Boolean lastAttempt;
+
+        @Nullable
+        Boolean lastAttempt;
     }
 
     private static @Nullable String text(JsonParser p, JsonToken value) throws IOException {

@@ -10,8 +10,15 @@ import org.jspecify.annotations.Nullable;
  * the state machine needs no routing configuration of its own. {@code orderingPolicy} is null for an
  * unordered route, {@value #BLOCK} or {@value #SKIP} for an ordered one (docs/ordering.md).
  */
-public record DeliveryTemplate(RouteKind kind, String jobType, String queue, @Nullable String exchange, @Nullable String routingKey,
-        List<Integer> retryDelaysSeconds, int deliveryTimeoutSeconds, @Nullable String orderingPolicy) {
+public record DeliveryTemplate(
+        RouteKind kind,
+        String jobType,
+        String queue,
+        @Nullable String exchange,
+        @Nullable String routingKey,
+        List<Integer> retryDelaysSeconds,
+        int deliveryTimeoutSeconds,
+        @Nullable String orderingPolicy) {
 
     /** An ordered route's key blocks when its head fails for good. */
     public static final String BLOCK = "block";
@@ -21,13 +28,20 @@ public record DeliveryTemplate(RouteKind kind, String jobType, String queue, @Nu
     public DeliveryTemplate {
         retryDelaysSeconds = List.copyOf(retryDelaysSeconds);
         if (orderingPolicy != null && !orderingPolicy.equals(BLOCK) && !orderingPolicy.equals(SKIP)) {
-            throw new IllegalArgumentException("orderingPolicy must be null, 'block' or 'skip', got '" + LogText.of(orderingPolicy) + "'");
+            throw new IllegalArgumentException(
+                    "orderingPolicy must be null, 'block' or 'skip', got '" + LogText.of(orderingPolicy) + "'");
         }
     }
 
     /** An unordered route's template. */
-    public DeliveryTemplate(RouteKind kind, String jobType, String queue, @Nullable String exchange, @Nullable String routingKey,
-            List<Integer> retryDelaysSeconds, int deliveryTimeoutSeconds) {
+    public DeliveryTemplate(
+            RouteKind kind,
+            String jobType,
+            String queue,
+            @Nullable String exchange,
+            @Nullable String routingKey,
+            List<Integer> retryDelaysSeconds,
+            int deliveryTimeoutSeconds) {
         this(kind, jobType, queue, exchange, routingKey, retryDelaysSeconds, deliveryTimeoutSeconds, null);
     }
 

@@ -47,7 +47,9 @@ public final class DeliveryTransitions {
      * key serves the ids. That index holds a dead entry for every dispatch settled until a vacuum,
      * which the statistics do not count, so reading it for a group of ids grows with the traffic.
      */
-    public static final Condition DISPATCHED_BY_ID = OUTBOX_DELIVERIES.STATUS.cast(SQLDataType.VARCHAR)
+    public static final Condition DISPATCHED_BY_ID = OUTBOX_DELIVERIES
+            .STATUS
+            .cast(SQLDataType.VARCHAR)
             .eq(DSL.inline(OutboxDeliveryStatus.dispatched.getLiteral()));
 
     private final OutboxTables tables;
@@ -80,13 +82,19 @@ public final class DeliveryTransitions {
         if (deliveryIds.length == 0) {
             return List.of();
         }
-        return completeStatement(ctx).query(ctx, rs -> {
-            List<UUID> completed = new ArrayList<>();
-            while (rs.next()) {
-                completed.add(rs.getObject(1, UUID.class));
-            }
-            return completed;
-        }, now(), deliveryIds, dispatchIds);
+        return completeStatement(ctx)
+                .query(
+                        ctx,
+                        rs -> {
+                            List<UUID> completed = new ArrayList<>();
+                            while (rs.next()) {
+                                completed.add(rs.getObject(1, UUID.class));
+                            }
+                            return completed;
+                        },
+                        now(),
+                        deliveryIds,
+                        dispatchIds);
     }
 
     /** T5's statement, rendered on first use; its values are now, the delivery ids, the dispatch ids. */
@@ -97,25 +105,32 @@ public final class DeliveryTransitions {
             Param<UUID[]> ids = DSL.param("ids", SQLDataType.UUID.array());
             Param<UUID[]> dispatchIds = DSL.param("dispatch_ids", SQLDataType.UUID.array());
             DSLContext planned = PlannedDsl.planned(ctx, tables);
-            statement = RenderedStatement.of(planned, planned
-                    .update(OUTBOX_DELIVERIES)
-                    .set(OUTBOX_DELIVERIES.STATUS, DSL.inline(OutboxDeliveryStatus.completed))
-                    .set(OUTBOX_DELIVERIES.COMPLETED_AT, now)
-                    .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
-                    .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                    .where(DISPATCHED_BY_ID)
-                    .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids)))
-                    .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
-                    .returning(OUTBOX_DELIVERIES.ID), now, ids, dispatchIds);
+            statement = RenderedStatement.of(
+                    planned,
+                    planned.update(OUTBOX_DELIVERIES)
+                            .set(OUTBOX_DELIVERIES.STATUS, DSL.inline(OutboxDeliveryStatus.completed))
+                            .set(OUTBOX_DELIVERIES.COMPLETED_AT, now)
+                            .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
+                            .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                            .where(DISPATCHED_BY_ID)
+                            .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids)))
+                            .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
+                            .returning(OUTBOX_DELIVERIES.ID),
+                    now,
+                    ids,
+                    dispatchIds);
             complete = statement;
         }
         return statement;
     }
 
     /** Retry-or-fail of one dispatch, guarded by delivery id, status dispatched and dispatch id. */
-    public Optional<RetryOutcome> retryOrFail(DSLContext ctx, UUID deliveryId, UUID dispatchId, FailureReason exhaustedReason) {
-        List<RetryOutcome> changed = retryOrFail(ctx,
-                OUTBOX_DELIVERIES.ID.eq(deliveryId).and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(dispatchId)), exhaustedReason);
+    public Optional<RetryOutcome> retryOrFail(
+            DSLContext ctx, UUID deliveryId, UUID dispatchId, FailureReason exhaustedReason) {
+        List<RetryOutcome> changed = retryOrFail(
+                ctx,
+                OUTBOX_DELIVERIES.ID.eq(deliveryId).and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(dispatchId)),
+                exhaustedReason);
         return changed.stream().findFirst();
     }
 
@@ -145,7 +160,10 @@ public final class DeliveryTransitions {
      * a final failure computed from the given reason's value ({@code reasonOf}), for example a
      * {@code CASE} on a column of the row.
      */
-    public RenderedStatement retryOrFailStatement(DSLContext ctx, Condition guard, java.util.function.UnaryOperator<Field<String>> reasonOf,
+    public RenderedStatement retryOrFailStatement(
+            DSLContext ctx,
+            Condition guard,
+            java.util.function.UnaryOperator<Field<String>> reasonOf,
             Param<?>... guardParams) {
         DSLContext planned = PlannedDsl.planned(ctx, tables);
         Param<OffsetDateTime> now = DSL.param("retry_now", SQLDataType.TIMESTAMPWITHTIMEZONE(6));
@@ -158,7 +176,8 @@ public final class DeliveryTransitions {
     }
 
     /** Runs a {@link #retryOrFailStatement} with now, {@code exhaustedReason} and the guard's values; returns what changed. */
-    public List<RetryOutcome> retryOrFail(DSLContext ctx, RenderedStatement statement, FailureReason exhaustedReason, Object... guardValues) {
+    public List<RetryOutcome> retryOrFail(
+            DSLContext ctx, RenderedStatement statement, FailureReason exhaustedReason, Object... guardValues) {
         Object[] values = new Object[guardValues.length + 2];
         values[0] = now();
         values[1] = exhaustedReason.code();
@@ -166,52 +185,85 @@ public final class DeliveryTransitions {
         return statement.query(ctx, DeliveryTransitions::outcomes, values);
     }
 
-    private static UpdateResultStep<OutboxDeliveriesRecord> retryOrFailQuery(DSLContext planned, Field<OffsetDateTime> nowField,
-            Field<String> exhaustedReason, Condition guard) {
+    private static UpdateResultStep<OutboxDeliveriesRecord> retryOrFailQuery(
+            DSLContext planned, Field<OffsetDateTime> nowField, Field<String> exhaustedReason, Condition guard) {
         Condition willRetry = OUTBOX_DELIVERIES.ATTEMPTS.le(DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS));
         Field<Integer> delay = DSL.arrayGet(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, OUTBOX_DELIVERIES.ATTEMPTS);
-        return planned
-                .update(OUTBOX_DELIVERIES)
-                .set(OUTBOX_DELIVERIES.STATUS, DSL.when(willRetry, DSL.inline(OutboxDeliveryStatus.pending))
-                        .otherwise(DSL.inline(OutboxDeliveryStatus.failed)))
-                .set(OUTBOX_DELIVERIES.AVAILABLE_AT, DSL.when(willRetry, nowField.plus(ONE_SECOND.times(delay)))
-                        .otherwise(OUTBOX_DELIVERIES.AVAILABLE_AT))
-                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, DSL.when(willRetry, DSL.inline((OffsetDateTime) null))
-                        .otherwise(OUTBOX_DELIVERIES.DISPATCHED_AT))
+        return planned.update(OUTBOX_DELIVERIES)
+                .set(
+                        OUTBOX_DELIVERIES.STATUS,
+                        DSL.when(willRetry, DSL.inline(OutboxDeliveryStatus.pending))
+                                .otherwise(DSL.inline(OutboxDeliveryStatus.failed)))
+                .set(
+                        OUTBOX_DELIVERIES.AVAILABLE_AT,
+                        DSL.when(willRetry, nowField.plus(ONE_SECOND.times(delay)))
+                                .otherwise(OUTBOX_DELIVERIES.AVAILABLE_AT))
+                .set(
+                        OUTBOX_DELIVERIES.DISPATCHED_AT,
+                        DSL.when(willRetry, DSL.inline((OffsetDateTime) null))
+                                .otherwise(OUTBOX_DELIVERIES.DISPATCHED_AT))
                 // a retry starts afresh: the next dispatch is picked up (or not) on its own
-                .set(OUTBOX_DELIVERIES.STARTED_AT, DSL.when(willRetry, DSL.inline((OffsetDateTime) null))
-                        .otherwise(OUTBOX_DELIVERIES.STARTED_AT))
+                .set(
+                        OUTBOX_DELIVERIES.STARTED_AT,
+                        DSL.when(willRetry, DSL.inline((OffsetDateTime) null)).otherwise(OUTBOX_DELIVERIES.STARTED_AT))
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
-                .set(OUTBOX_DELIVERIES.FAILED_AT, DSL.when(willRetry, DSL.inline((OffsetDateTime) null)).otherwise(nowField))
-                .set(OUTBOX_DELIVERIES.FAILURE_REASON, DSL.when(willRetry, DSL.inline((String) null)).otherwise(exhaustedReason))
+                .set(
+                        OUTBOX_DELIVERIES.FAILED_AT,
+                        DSL.when(willRetry, DSL.inline((OffsetDateTime) null)).otherwise(nowField))
+                .set(
+                        OUTBOX_DELIVERIES.FAILURE_REASON,
+                        DSL.when(willRetry, DSL.inline((String) null)).otherwise(exhaustedReason))
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, nowField)
                 .where(DISPATCHED_BY_ID)
                 .and(guard)
-                .returning(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.JOB_TYPE,
-                        OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.ATTEMPTS,
-                        OUTBOX_DELIVERIES.AVAILABLE_AT, OUTBOX_DELIVERIES.FAILURE_REASON);
+                .returning(
+                        OUTBOX_DELIVERIES.ID,
+                        OUTBOX_DELIVERIES.EVENT_ID,
+                        OUTBOX_DELIVERIES.DISPATCH_ID,
+                        OUTBOX_DELIVERIES.JOB_TYPE,
+                        OUTBOX_DELIVERIES.QUEUE_NAME,
+                        OUTBOX_DELIVERIES.STATUS,
+                        OUTBOX_DELIVERIES.ATTEMPTS,
+                        OUTBOX_DELIVERIES.AVAILABLE_AT,
+                        OUTBOX_DELIVERIES.FAILURE_REASON);
     }
 
     /** The outcomes a retry-or-fail statement returned, in the column order of its RETURNING. */
     private static List<RetryOutcome> outcomes(ResultSet rs) throws SQLException {
         List<RetryOutcome> outcomes = new ArrayList<>();
         while (rs.next()) {
-            outcomes.add(new RetryOutcome(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
-                    rs.getString(4), rs.getString(5), OutboxDeliveryStatus.valueOf(rs.getString(6)), rs.getInt(7),
-                    rs.getObject(8, OffsetDateTime.class).withOffsetSameInstant(ZoneOffset.UTC), reason(rs.getString(9))));
+            outcomes.add(new RetryOutcome(
+                    rs.getObject(1, UUID.class),
+                    rs.getObject(2, UUID.class),
+                    rs.getObject(3, UUID.class),
+                    rs.getString(4),
+                    rs.getString(5),
+                    OutboxDeliveryStatus.valueOf(rs.getString(6)),
+                    rs.getInt(7),
+                    rs.getObject(8, OffsetDateTime.class).withOffsetSameInstant(ZoneOffset.UTC),
+                    reason(rs.getString(9))));
         }
         return outcomes;
     }
 
     private static RetryOutcome outcome(OutboxDeliveriesRecord r) {
-        return new RetryOutcome(r.getId(), r.getEventId(), r.getDispatchId(), r.getJobType(), r.getQueueName(),
-                r.getStatus(), r.getAttempts(), r.getAvailableAt(), reason(r.getFailureReason()));
+        return new RetryOutcome(
+                r.getId(),
+                r.getEventId(),
+                r.getDispatchId(),
+                r.getJobType(),
+                r.getQueueName(),
+                r.getStatus(),
+                r.getAttempts(),
+                r.getAvailableAt(),
+                reason(r.getFailureReason()));
     }
 
     private static @Nullable FailureReason reason(@Nullable String code) {
         if (code == null) {
             return null;
         }
-        return FailureReason.ofCode(code).orElseThrow(() -> new IllegalStateException("a failure reason this version does not write: " + code));
+        return FailureReason.ofCode(code)
+                .orElseThrow(() -> new IllegalStateException("a failure reason this version does not write: " + code));
     }
 }

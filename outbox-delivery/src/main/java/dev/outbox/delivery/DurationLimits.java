@@ -21,7 +21,8 @@ public final class DurationLimits {
      */
     public static Duration atMostMax(String what, Duration value) {
         if (value.compareTo(MAX) > 0) {
-            throw new IllegalArgumentException(what + " must be at most " + MAX.toDays() + " days (100 years), got " + value);
+            throw new IllegalArgumentException(
+                    what + " must be at most " + MAX.toDays() + " days (100 years), got " + value);
         }
         return value;
     }

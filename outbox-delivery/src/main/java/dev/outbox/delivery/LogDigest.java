@@ -108,13 +108,23 @@ public final class LogDigest {
         long seconds = Math.max(1, Math.round((now - intervalStart) / 1e9));
         for (Map.Entry<Key, Tally> e : warnings.entrySet()) {
             if (e.getValue().more > 0) {
-                log.warn("{} more × {} (queue {}) in the last {} s, e.g. {}", e.getValue().more, e.getKey().what(),
-                        LogText.of(e.getKey().queue()), seconds, e.getValue().sample);
+                log.warn(
+                        "{} more × {} (queue {}) in the last {} s, e.g. {}",
+                        e.getValue().more,
+                        e.getKey().what(),
+                        LogText.of(e.getKey().queue()),
+                        seconds,
+                        e.getValue().sample);
             }
         }
         if (suppressedErrors > 0) {
-            log.error("{} more delivery(ies) failed for good in the last {} s than are logged one by one ({} per {} s), e.g. {}",
-                    suppressedErrors, seconds, ERRORS_PER_INTERVAL, intervalNanos / 1_000_000_000L, suppressedSample);
+            log.error(
+                    "{} more delivery(ies) failed for good in the last {} s than are logged one by one ({} per {} s), e.g. {}",
+                    suppressedErrors,
+                    seconds,
+                    ERRORS_PER_INTERVAL,
+                    intervalNanos / 1_000_000_000L,
+                    suppressedSample);
         }
         warnings.clear();
         errors = 0;

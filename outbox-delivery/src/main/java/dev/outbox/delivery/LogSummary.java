@@ -45,7 +45,8 @@ public final class LogSummary {
     /** One pass and its counts, in the order of the names. */
     public synchronized void add(long... counts) {
         if (counts.length != sums.length) {
-            throw new IllegalArgumentException(sums.length + " counts expected (" + String.join(", ", names) + "), got " + counts.length);
+            throw new IllegalArgumentException(
+                    sums.length + " counts expected (" + String.join(", ", names) + "), got " + counts.length);
         }
         passes++;
         for (int i = 0; i < counts.length; i++) {
@@ -66,13 +67,21 @@ public final class LogSummary {
         StringBuilder line = new StringBuilder();
         for (int i = 0; i < sums.length; i++) {
             if (sums[i] != 0) {
-                line.append(", ").append(String.format(Locale.ROOT, "%,d", sums[i])).append(' ').append(names.get(i));
+                line.append(", ")
+                        .append(String.format(Locale.ROOT, "%,d", sums[i]))
+                        .append(' ')
+                        .append(names.get(i));
             }
         }
         if (!line.isEmpty()) {
             long seconds = Math.max(1, Math.round((now - intervalStart) / 1e9));
-            log.info("{} in the last {} s: {} {}{}", subject, seconds, String.format(Locale.ROOT, "%,d", passes),
-                    passes == 1 ? "pass" : "passes", line);
+            log.info(
+                    "{} in the last {} s: {} {}{}",
+                    subject,
+                    seconds,
+                    String.format(Locale.ROOT, "%,d", passes),
+                    passes == 1 ? "pass" : "passes",
+                    line);
         }
         java.util.Arrays.fill(sums, 0);
         passes = 0;

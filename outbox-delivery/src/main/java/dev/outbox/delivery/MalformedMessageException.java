@@ -14,7 +14,8 @@ public final class MalformedMessageException extends OutboxException {
     private final @Nullable UUID deliveryId;
     private final @Nullable UUID dispatchId;
 
-    public MalformedMessageException(String problem, @Nullable UUID eventId, @Nullable UUID deliveryId, @Nullable UUID dispatchId) {
+    public MalformedMessageException(
+            String problem, @Nullable UUID eventId, @Nullable UUID deliveryId, @Nullable UUID dispatchId) {
         super("malformed delivery message: " + problem);
         this.eventId = eventId;
         this.deliveryId = deliveryId;

@@ -98,11 +98,18 @@ public final class OperatorTransitions {
      *
      * @param failedAt when the head failed; its age is the key's
      */
-    public record BlockedKey(String jobType, String queue, String orderingKey, UUID deliveryId, UUID eventId, String failureReason,
+    public record BlockedKey(
+            String jobType,
+            String queue,
+            String orderingKey,
+            UUID deliveryId,
+            UUID eventId,
+            String failureReason,
             OffsetDateTime failedAt) {}
 
     /** The condition of a blocked head: failed, of an ordered route with the policy {@code block}, not skipped. */
-    public static final Condition BLOCKING_HEAD = OUTBOX_DELIVERIES.STATUS.eq(FAILED).and(KeyRule.blocking(OUTBOX_DELIVERIES));
+    public static final Condition BLOCKING_HEAD =
+            OUTBOX_DELIVERIES.STATUS.eq(FAILED).and(KeyRule.blocking(OUTBOX_DELIVERIES));
 
     /** Up to {@code limit} blocked keys, the oldest failure first (read from {@code failed_idx}). */
     public List<BlockedKey> blockedKeys(DSLContext ctx, int limit) {
@@ -116,13 +123,20 @@ public final class OperatorTransitions {
 
     private List<BlockedKey> blocked(DSLContext ctx, int limit, SortField<?>... order) {
         return planned(ctx)
-                .select(OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ORDERING_KEY, OUTBOX_DELIVERIES.ID,
-                        OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.FAILURE_REASON, OUTBOX_DELIVERIES.FAILED_AT)
+                .select(
+                        OUTBOX_DELIVERIES.JOB_TYPE,
+                        OUTBOX_DELIVERIES.QUEUE_NAME,
+                        OUTBOX_DELIVERIES.ORDERING_KEY,
+                        OUTBOX_DELIVERIES.ID,
+                        OUTBOX_DELIVERIES.EVENT_ID,
+                        OUTBOX_DELIVERIES.FAILURE_REASON,
+                        OUTBOX_DELIVERIES.FAILED_AT)
                 .from(OUTBOX_DELIVERIES)
                 .where(BLOCKING_HEAD)
                 .orderBy(order)
                 .limit(limit)
-                .fetch(r -> new BlockedKey(r.value1(), r.value2(), r.value3(), r.value4(), r.value5(), r.value6(), r.value7()));
+                .fetch(r -> new BlockedKey(
+                        r.value1(), r.value2(), r.value3(), r.value4(), r.value5(), r.value6(), r.value7()));
     }
 
     /**
@@ -174,7 +188,10 @@ public final class OperatorTransitions {
         if (removed.isEmpty()) {
             return new Removed(Set.of(), 0);
         }
-        UUID[] eventIds = removed.stream().map(r -> r.get(OUTBOX_DELIVERIES.EVENT_ID)).distinct().toArray(UUID[]::new);
+        UUID[] eventIds = removed.stream()
+                .map(r -> r.get(OUTBOX_DELIVERIES.EVENT_ID))
+                .distinct()
+                .toArray(UUID[]::new);
         int events = dsl.deleteFrom(OUTBOX_EVENTS)
                 .where(OUTBOX_EVENTS.ID.eq(DSL.any(eventIds)))
                 .and(finished())
@@ -193,12 +210,21 @@ public final class OperatorTransitions {
         UUID[] array = ids.toArray(UUID[]::new);
         OutboxDeliveries d = OUTBOX_DELIVERIES.as("d");
         OutboxDeliveries other = OUTBOX_DELIVERIES.as("other");
-        return planned(ctx).fetchCount(OUTBOX_EVENTS,
-                OUTBOX_EVENTS.ROUTED_AT.isNotNull()
-                        .and(DSL.exists(DSL.selectOne().from(d).where(d.EVENT_ID.eq(OUTBOX_EVENTS.ID))
-                                .and(d.STATUS.eq(FAILED)).and(d.ID.eq(DSL.any(array)))))
-                        .and(DSL.notExists(DSL.selectOne().from(other).where(other.EVENT_ID.eq(OUTBOX_EVENTS.ID))
-                                .and(other.STATUS.ne(FAILED).or(other.ID.ne(DSL.all(array)))))));
+        return planned(ctx)
+                .fetchCount(
+                        OUTBOX_EVENTS,
+                        OUTBOX_EVENTS
+                                .ROUTED_AT
+                                .isNotNull()
+                                .and(DSL.exists(DSL.selectOne()
+                                        .from(d)
+                                        .where(d.EVENT_ID.eq(OUTBOX_EVENTS.ID))
+                                        .and(d.STATUS.eq(FAILED))
+                                        .and(d.ID.eq(DSL.any(array)))))
+                                .and(DSL.notExists(DSL.selectOne()
+                                        .from(other)
+                                        .where(other.EVENT_ID.eq(OUTBOX_EVENTS.ID))
+                                        .and(other.STATUS.ne(FAILED).or(other.ID.ne(DSL.all(array)))))));
     }
 
     /** T10: deletes up to {@code limit} completed deliveries completed before {@code before}, oldest first. */
@@ -221,8 +247,15 @@ public final class OperatorTransitions {
 
     private int purgeDeliveries(DSLContext ctx, Condition purgeable, Field<OffsetDateTime> age, int limit) {
         OutboxDeliveries d = OUTBOX_DELIVERIES;
-        return planned(ctx).deleteFrom(d)
-                .where(d.ID.in(DSL.select(d.ID).from(d).where(purgeable).orderBy(age).limit(limit).forUpdate().skipLocked()))
+        return planned(ctx)
+                .deleteFrom(d)
+                .where(d.ID.in(DSL.select(d.ID)
+                        .from(d)
+                        .where(purgeable)
+                        .orderBy(age)
+                        .limit(limit)
+                        .forUpdate()
+                        .skipLocked()))
                 .execute();
     }
 
@@ -238,7 +271,9 @@ public final class OperatorTransitions {
     /** A routed event with no delivery left: nothing will ever change it again. */
     private static Condition finished() {
         OutboxDeliveries d = OUTBOX_DELIVERIES.as("left");
-        return OUTBOX_EVENTS.ROUTED_AT.isNotNull()
+        return OUTBOX_EVENTS
+                .ROUTED_AT
+                .isNotNull()
                 .and(DSL.notExists(DSL.selectOne().from(d).where(d.EVENT_ID.eq(OUTBOX_EVENTS.ID))));
     }
 
@@ -256,19 +291,29 @@ public final class OperatorTransitions {
      */
     public Swept purgeFinishedEvents(DSLContext ctx, @Nullable UUID after, int limit) {
         Condition from = after == null ? DSL.noCondition() : OUTBOX_EVENTS.ID.gt(after);
-        List<UUID> ids = planned(ctx).deleteFrom(OUTBOX_EVENTS)
-                .where(OUTBOX_EVENTS.ID.in(DSL.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).where(from).and(finished())
-                        .orderBy(OUTBOX_EVENTS.ID).limit(limit).forUpdate().skipLocked()))
+        List<UUID> ids = planned(ctx)
+                .deleteFrom(OUTBOX_EVENTS)
+                .where(OUTBOX_EVENTS.ID.in(DSL.select(OUTBOX_EVENTS.ID)
+                        .from(OUTBOX_EVENTS)
+                        .where(from)
+                        .and(finished())
+                        .orderBy(OUTBOX_EVENTS.ID)
+                        .limit(limit)
+                        .forUpdate()
+                        .skipLocked()))
                 .returning(OUTBOX_EVENTS.ID)
                 .fetch(OUTBOX_EVENTS.ID);
-        return new Swept(ids.size(), ids.stream().max(OperatorTransitions::compareAsPostgres).orElse(null));
+        return new Swept(
+                ids.size(),
+                ids.stream().max(OperatorTransitions::compareAsPostgres).orElse(null));
     }
 
     /**
      * How many events {@link #purgeFinishedEvents} would delete once the deliveries that
      * {@link #purgeCompleted} and {@link #purgeFailed} would delete are gone (null: that purge is not run).
      */
-    public int countFinishedEvents(DSLContext ctx, @Nullable OffsetDateTime completedBefore, @Nullable OffsetDateTime failedBefore) {
+    public int countFinishedEvents(
+            DSLContext ctx, @Nullable OffsetDateTime completedBefore, @Nullable OffsetDateTime failedBefore) {
         OutboxDeliveries d = OUTBOX_DELIVERIES.as("left");
         Condition purged = DSL.falseCondition();
         if (completedBefore != null) {
@@ -277,8 +322,16 @@ public final class OperatorTransitions {
         if (failedBefore != null) {
             purged = purged.or(failedBefore(d, failedBefore));
         }
-        return planned(ctx).fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ROUTED_AT.isNotNull()
-                .and(DSL.notExists(DSL.selectOne().from(d).where(d.EVENT_ID.eq(OUTBOX_EVENTS.ID)).andNot(purged))));
+        return planned(ctx)
+                .fetchCount(
+                        OUTBOX_EVENTS,
+                        OUTBOX_EVENTS
+                                .ROUTED_AT
+                                .isNotNull()
+                                .and(DSL.notExists(DSL.selectOne()
+                                        .from(d)
+                                        .where(d.EVENT_ID.eq(OUTBOX_EVENTS.ID))
+                                        .andNot(purged))));
     }
 
     /**
@@ -309,10 +362,12 @@ public final class OperatorTransitions {
                 .forUpdate()
                 .skipLocked()
                 .fetch(k.ORDERING_KEY);
-        int deleted = locked.isEmpty() ? 0 : planned.deleteFrom(k)
-                .where(k.ORDERING_KEY.eq(DSL.any(locked.toArray(String[]::new))))
-                .and(nothingToOrder(k.ORDERING_KEY))
-                .execute();
+        int deleted = locked.isEmpty()
+                ? 0
+                : planned.deleteFrom(k)
+                        .where(k.ORDERING_KEY.eq(DSL.any(locked.toArray(String[]::new))))
+                        .and(nothingToOrder(k.ORDERING_KEY))
+                        .execute();
         return new KeysSwept(deleted, locked.size() < limit ? null : locked.get(locked.size() - 1));
     }
 
@@ -344,9 +399,15 @@ public final class OperatorTransitions {
      * so it is skipped; one routed meanwhile no longer matches.
      */
     public int purgeUnrouted(DSLContext ctx, OffsetDateTime before, int limit) {
-        return planned(ctx).deleteFrom(OUTBOX_EVENTS)
-                .where(OUTBOX_EVENTS.ID.in(DSL.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).where(unroutedBefore(before))
-                        .orderBy(OUTBOX_EVENTS.ID).limit(limit).forUpdate().skipLocked()))
+        return planned(ctx)
+                .deleteFrom(OUTBOX_EVENTS)
+                .where(OUTBOX_EVENTS.ID.in(DSL.select(OUTBOX_EVENTS.ID)
+                        .from(OUTBOX_EVENTS)
+                        .where(unroutedBefore(before))
+                        .orderBy(OUTBOX_EVENTS.ID)
+                        .limit(limit)
+                        .forUpdate()
+                        .skipLocked()))
                 .execute();
     }
 

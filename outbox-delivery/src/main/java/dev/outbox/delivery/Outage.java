@@ -55,7 +55,10 @@ public final class Outage {
     public void over() {
         if (on) {
             on = false;
-            log.info("the {} answers again after an outage of {} ms ({} retries)", what, (System.nanoTime() - startedNanos) / 1_000_000,
+            log.info(
+                    "the {} answers again after an outage of {} ms ({} retries)",
+                    what,
+                    (System.nanoTime() - startedNanos) / 1_000_000,
                     retries);
         }
     }

@@ -51,11 +51,14 @@ public final class RelayTransitions {
 
     /** The CTE of the events T1 locked, and of the deliveries it inserted. */
     private static final Name LOCKED = DSL.name("locked");
+
     private static final Field<UUID> LOCKED_ID = DSL.field(DSL.name("locked", "id"), SQLDataType.UUID);
     private static final Field<String> LOCKED_KEY = DSL.field(DSL.name("locked", "ordering_key"), SQLDataType.CLOB);
-    private static final Field<Long> LOCKED_POSITION = DSL.field(DSL.name("locked", "ordering_position"), SQLDataType.BIGINT);
+    private static final Field<Long> LOCKED_POSITION =
+            DSL.field(DSL.name("locked", "ordering_position"), SQLDataType.BIGINT);
     /** The first half of the advisory locks that let one relay at a time route (T1o) or claim (T2o) for ordered routes. */
     private static final int ORDERED_LOCK = 0x4f52444b; // "ORDK"
+
     private static final Name INSERTED = DSL.name("inserted");
     /** The recursive CTE of T2o: the (route, key)s with a live delivery. */
     private static final Name LIVE_KEYS = DSL.name("live_keys");
@@ -65,16 +68,21 @@ public final class RelayTransitions {
      * settings end with the transaction ({@code set_config}'s {@code is_local}), so the connection goes
      * back to its pool as it came.
      */
-    static final String INDEX_SCANS_ONLY = "SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)";
+    static final String INDEX_SCANS_ONLY =
+            "SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)";
 
     private static final Field<DayToSecond> ONE_SECOND = DSL.inline(new DayToSecond(0, 0, 0, 1));
     private static final Field<OutboxDeliveryStatus> PENDING = DSL.inline(OutboxDeliveryStatus.pending);
     private static final Field<OutboxDeliveryStatus> DISPATCHED = DSL.inline(OutboxDeliveryStatus.dispatched);
     /** The ready pending deliveries T2 picks, under an alias of their own. */
     private static final OutboxDeliveries READY = OUTBOX_DELIVERIES.as("ready");
-    private static final Field<Integer> RETRIES = DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS).as("retries");
-    private static final Field<String> PAYLOAD_TEXT = DSL.when(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.publish)),
-            OUTBOX_EVENTS.PAYLOAD.cast(SQLDataType.CLOB)).as("payload_text");
+
+    private static final Field<Integer> RETRIES =
+            DSL.cardinality(OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS).as("retries");
+    private static final Field<String> PAYLOAD_TEXT = DSL.when(
+                    OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.publish)),
+                    OUTBOX_EVENTS.PAYLOAD.cast(SQLDataType.CLOB))
+            .as("payload_text");
 
     private final OutboxTables tables;
     private final RouteTable routes;
@@ -87,6 +95,7 @@ public final class RelayTransitions {
     private final String[] orderedTypes;
     /** The second half of this table's advisory locks of T1o and T2o. */
     private final int routeLock;
+
     private final int claimLock;
     private volatile @Nullable Statements rendered;
 
@@ -95,10 +104,14 @@ public final class RelayTransitions {
         this.routes = routes;
         this.shared = new DeliveryTransitions(tables, clock);
         this.snapshot = new RouteSnapshot(routes);
-        this.routedTypes = routes.byEventType().entrySet().stream().filter(e -> !e.getValue().isEmpty()).map(Map.Entry::getKey)
+        this.routedTypes = routes.byEventType().entrySet().stream()
+                .filter(e -> !e.getValue().isEmpty())
+                .map(Map.Entry::getKey)
                 .toArray(String[]::new);
-        this.orderedTypes = routes.byEventType().entrySet().stream().filter(e -> e.getValue().stream().anyMatch(DeliveryTemplate::ordered))
-                .map(Map.Entry::getKey).toArray(String[]::new);
+        this.orderedTypes = routes.byEventType().entrySet().stream()
+                .filter(e -> e.getValue().stream().anyMatch(DeliveryTemplate::ordered))
+                .map(Map.Entry::getKey)
+                .toArray(String[]::new);
         int table = (tables.schema() + "." + tables.deliveries()).hashCode();
         this.routeLock = table & ~1;
         this.claimLock = table | 1;
@@ -114,7 +127,8 @@ public final class RelayTransitions {
      * @param unroutedTypes the types of events looked at that have no route
      * @param unkeyed deliveries of ordered routes created for events without an ordering key (they go unordered)
      */
-    public record Routed(int events, int deliveries, int seen, @Nullable UUID lastSeen, Set<String> unroutedTypes, int unkeyed) {
+    public record Routed(
+            int events, int deliveries, int seen, @Nullable UUID lastSeen, Set<String> unroutedTypes, int unkeyed) {
 
         /** What one routing batch did, with no delivery of an ordered route for an event without a key. */
         public Routed(int events, int deliveries, int seen, @Nullable UUID lastSeen, Set<String> unroutedTypes) {
@@ -124,7 +138,12 @@ public final class RelayTransitions {
         private Routed plus(Routed ordered) {
             Set<String> types = new LinkedHashSet<>(unroutedTypes);
             types.addAll(ordered.unroutedTypes);
-            return new Routed(events + ordered.events, deliveries + ordered.deliveries, Math.max(seen, ordered.seen), lastSeen, types,
+            return new Routed(
+                    events + ordered.events,
+                    deliveries + ordered.deliveries,
+                    Math.max(seen, ordered.seen),
+                    lastSeen,
+                    types,
                     unkeyed + ordered.unkeyed);
         }
     }
@@ -148,7 +167,9 @@ public final class RelayTransitions {
         } else {
             statements.candidatesAfter.query(tx, candidates, orderedTypes, after, limit);
         }
-        Routed routed = candidates.ids.isEmpty() ? new Routed(0, 0, 0, after, Set.of()) : routeCandidates(tx, statements, candidates);
+        Routed routed = candidates.ids.isEmpty()
+                ? new Routed(0, 0, 0, after, Set.of())
+                : routeCandidates(tx, statements, candidates);
         return ordered == null ? routed : routed.plus(ordered);
     }
 
@@ -166,7 +187,9 @@ public final class RelayTransitions {
         }
         Candidates candidates = new Candidates();
         statements.orderedCandidates.query(tx, candidates, orderedTypes, limit);
-        return candidates.ids.isEmpty() ? new Routed(0, 0, 0, null, Set.of()) : routeCandidates(tx, statements, candidates);
+        return candidates.ids.isEmpty()
+                ? new Routed(0, 0, 0, null, Set.of())
+                : routeCandidates(tx, statements, candidates);
     }
 
     /** The unrouted events a routing batch looks at: id, type, and whether the event has no position in a key. */
@@ -218,23 +241,35 @@ public final class RelayTransitions {
         values[0] = shared.now();
         values[1] = routable.toArray(UUID[]::new);
         System.arraycopy(pairValues, 0, values, 2, pairValues.length);
-        int[] routed = statements.route.query(tx, rs -> {
-            int events = 0;
-            int created = 0;
-            int unkeyed = 0;
-            while (rs.next()) {
-                created = events++ == 0 ? rs.getInt(2) : created;
-                unkeyed += orderedRoutes.getOrDefault(rs.getObject(1, UUID.class), 0);
-            }
-            return new int[] {events, created, unkeyed};
-        }, values);
+        int[] routed = statements.route.query(
+                tx,
+                rs -> {
+                    int events = 0;
+                    int created = 0;
+                    int unkeyed = 0;
+                    while (rs.next()) {
+                        created = events++ == 0 ? rs.getInt(2) : created;
+                        unkeyed += orderedRoutes.getOrDefault(rs.getObject(1, UUID.class), 0);
+                    }
+                    return new int[] {events, created, unkeyed};
+                },
+                values);
         return new Routed(routed[0], routed[1], candidates.ids.size(), lastSeen, unrouted, routed[2]);
     }
 
     /** The hot statements, rendered once for this instance's tables (the first transaction's settings). */
-    private record Statements(RenderedStatement candidates, RenderedStatement candidatesAfter, RenderedStatement orderedCandidates,
-            RenderedStatement tryLock, RenderedStatement route, RenderedStatement claim, RenderedStatement claimOrdered,
-            RenderedStatement claimJobs, RenderedStatement timeOut, RenderedStatement timeOutUnstarted, RenderedStatement workWaiting) {}
+    private record Statements(
+            RenderedStatement candidates,
+            RenderedStatement candidatesAfter,
+            RenderedStatement orderedCandidates,
+            RenderedStatement tryLock,
+            RenderedStatement route,
+            RenderedStatement claim,
+            RenderedStatement claimOrdered,
+            RenderedStatement claimJobs,
+            RenderedStatement timeOut,
+            RenderedStatement timeOutUnstarted,
+            RenderedStatement workWaiting) {}
 
     /** T2's statement (parameters: now, limit, held queues), for the tests of its plan. */
     RenderedStatement claimStatement(DSLContext tx) {
@@ -264,7 +299,8 @@ public final class RelayTransitions {
      * T1's read of the next unrouted events in id order, without locking (the partial index alone
      * serves it), but for those that wait for T1o: a position in a key and a type in {@code ordered}.
      */
-    private static org.jooq.Query candidates(DSLContext ctx, org.jooq.Condition from, Param<String[]> ordered, Param<Integer> limit) {
+    private static org.jooq.Query candidates(
+            DSLContext ctx, org.jooq.Condition from, Param<String[]> ordered, Param<Integer> limit) {
         return ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.ORDERING_POSITION.isNull())
                 .from(OUTBOX_EVENTS)
                 .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
@@ -280,7 +316,10 @@ public final class RelayTransitions {
      * {@code unrouted_keyed_idx}.
      */
     private static org.jooq.Condition waitsForOrderedRouting(Param<String[]> ordered) {
-        return OUTBOX_EVENTS.ORDERING_KEY.isNotNull().and(OUTBOX_EVENTS.ORDERING_POSITION.isNotNull())
+        return OUTBOX_EVENTS
+                .ORDERING_KEY
+                .isNotNull()
+                .and(OUTBOX_EVENTS.ORDERING_POSITION.isNotNull())
                 .and(OUTBOX_EVENTS.EVENT_TYPE.eq(DSL.any(ordered)));
     }
 
@@ -340,8 +379,8 @@ public final class RelayTransitions {
      * only while none of its key is in flight ({@code ordered_dispatched_idx}: a requeued earlier
      * delivery waits for the one dispatched). Reads about one row per key, not the keys' backlogs.
      */
-    private static org.jooq.Select<org.jooq.Record1<UUID>> readyHeads(Param<OffsetDateTime> now, Param<Integer> limit,
-            Param<String[]> held) {
+    private static org.jooq.Select<org.jooq.Record1<UUID>> readyHeads(
+            Param<OffsetDateTime> now, Param<Integer> limit, Param<String[]> held) {
         OutboxDeliveries first = OUTBOX_DELIVERIES.as("first_key");
         OutboxDeliveries next = OUTBOX_DELIVERIES.as("next_key");
         OutboxDeliveries head = OUTBOX_DELIVERIES.as("head");
@@ -350,27 +389,34 @@ public final class RelayTransitions {
         Field<String> keyQueue = DSL.field(DSL.name(LIVE_KEYS.last(), "queue_name"), SQLDataType.CLOB);
         Field<String> key = DSL.field(DSL.name(LIVE_KEYS.last(), "ordering_key"), SQLDataType.CLOB);
         var nextKey = DSL.lateral(DSL.select(next.JOB_TYPE, next.QUEUE_NAME, next.ORDERING_KEY)
-                .from(next)
-                .where(KeyRule.live(next))
-                .and(DSL.row(next.JOB_TYPE, next.QUEUE_NAME, next.ORDERING_KEY).gt(DSL.row(keyJob, keyQueue, key)))
-                .orderBy(next.JOB_TYPE, next.QUEUE_NAME, next.ORDERING_KEY)
-                .limit(DSL.inline(1))).as("next_key");
-        var liveKeys = LIVE_KEYS.fields("job_type", "queue_name", "ordering_key").as(DSL.select(first.JOB_TYPE, first.QUEUE_NAME,
-                        first.ORDERING_KEY)
-                .from(first)
-                .where(KeyRule.live(first))
-                .orderBy(first.JOB_TYPE, first.QUEUE_NAME, first.ORDERING_KEY)
-                .limit(DSL.inline(1))
-                .unionAll(DSL.select(nextKey.field(next.JOB_TYPE), nextKey.field(next.QUEUE_NAME), nextKey.field(next.ORDERING_KEY))
-                        .from(DSL.table(LIVE_KEYS).crossJoin(nextKey))));
+                        .from(next)
+                        .where(KeyRule.live(next))
+                        .and(DSL.row(next.JOB_TYPE, next.QUEUE_NAME, next.ORDERING_KEY)
+                                .gt(DSL.row(keyJob, keyQueue, key)))
+                        .orderBy(next.JOB_TYPE, next.QUEUE_NAME, next.ORDERING_KEY)
+                        .limit(DSL.inline(1)))
+                .as("next_key");
+        var liveKeys = LIVE_KEYS
+                .fields("job_type", "queue_name", "ordering_key")
+                .as(DSL.select(first.JOB_TYPE, first.QUEUE_NAME, first.ORDERING_KEY)
+                        .from(first)
+                        .where(KeyRule.live(first))
+                        .orderBy(first.JOB_TYPE, first.QUEUE_NAME, first.ORDERING_KEY)
+                        .limit(DSL.inline(1))
+                        .unionAll(DSL.select(
+                                        nextKey.field(next.JOB_TYPE),
+                                        nextKey.field(next.QUEUE_NAME),
+                                        nextKey.field(next.ORDERING_KEY))
+                                .from(DSL.table(LIVE_KEYS).crossJoin(nextKey))));
         var headOf = DSL.lateral(DSL.select(head.ID, head.STATUS, head.AVAILABLE_AT, head.KIND, head.QUEUE_NAME)
-                .from(head)
-                .where(head.JOB_TYPE.eq(keyJob))
-                .and(head.QUEUE_NAME.eq(keyQueue))
-                .and(head.ORDERING_KEY.eq(key))
-                .and(KeyRule.holdsItsKey(head))
-                .orderBy(head.ORDERING_POSITION)
-                .limit(DSL.inline(1))).as("head");
+                        .from(head)
+                        .where(head.JOB_TYPE.eq(keyJob))
+                        .and(head.QUEUE_NAME.eq(keyQueue))
+                        .and(head.ORDERING_KEY.eq(key))
+                        .and(KeyRule.holdsItsKey(head))
+                        .orderBy(head.ORDERING_POSITION)
+                        .limit(DSL.inline(1)))
+                .as("head");
         return DSL.withRecursive(liveKeys)
                 .select(headOf.field(head.ID))
                 .from(DSL.table(LIVE_KEYS).crossJoin(headOf))
@@ -389,57 +435,85 @@ public final class RelayTransitions {
     }
 
     /** T2's statement: claims up to {@code limit} ready pending deliveries of {@link #READY} that also match {@code which}. */
-    private static org.jooq.Query claimQuery(DSLContext ctx, Param<OffsetDateTime> now, Param<Integer> limit, org.jooq.Condition which) {
-        return claimQuery(ctx, now, DSL.select(READY.ID)
-                .from(READY)
-                .where(ready(now))
-                .and(which)
-                .orderBy(READY.AVAILABLE_AT)
-                .limit(limit)
-                .forUpdate()
-                .skipLocked());
+    private static org.jooq.Query claimQuery(
+            DSLContext ctx, Param<OffsetDateTime> now, Param<Integer> limit, org.jooq.Condition which) {
+        return claimQuery(
+                ctx,
+                now,
+                DSL.select(READY.ID)
+                        .from(READY)
+                        .where(ready(now))
+                        .and(which)
+                        .orderBy(READY.AVAILABLE_AT)
+                        .limit(limit)
+                        .forUpdate()
+                        .skipLocked());
     }
 
     /** T2's statement: claims the deliveries of {@code chosen} (ids) that are still pending. */
-    private static org.jooq.Query claimQuery(DSLContext ctx, Param<OffsetDateTime> now, org.jooq.Select<org.jooq.Record1<UUID>> chosen) {
+    private static org.jooq.Query claimQuery(
+            DSLContext ctx, Param<OffsetDateTime> now, org.jooq.Select<org.jooq.Record1<UUID>> chosen) {
         return ctx.update(OUTBOX_DELIVERIES)
                 .set(OUTBOX_DELIVERIES.STATUS, DISPATCHED)
                 .set(OUTBOX_DELIVERIES.DISPATCH_ID, DSL.uuid())
                 .set(OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.ATTEMPTS.plus(DSL.inline(1)))
                 .set(OUTBOX_DELIVERIES.DISPATCHED_AT, now)
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, now.plus(ONE_SECOND.times(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS)))
+                .set(
+                        OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT,
+                        now.plus(ONE_SECOND.times(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS)))
                 .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
                 .from(OUTBOX_EVENTS)
                 // = ANY(ARRAY(...)): the claimed ids reach the primary key, never a scan of the table
                 .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(chosen))))
                 .and(pendingById(OUTBOX_DELIVERIES))
                 .and(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
-                .returningResult(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.KIND,
-                        OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.EXCHANGE,
-                        OUTBOX_DELIVERIES.ROUTING_KEY, OUTBOX_DELIVERIES.ATTEMPTS, RETRIES, OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS,
+                .returningResult(
+                        OUTBOX_DELIVERIES.ID,
+                        OUTBOX_DELIVERIES.EVENT_ID,
+                        OUTBOX_DELIVERIES.DISPATCH_ID,
+                        OUTBOX_DELIVERIES.KIND,
+                        OUTBOX_DELIVERIES.JOB_TYPE,
+                        OUTBOX_DELIVERIES.QUEUE_NAME,
+                        OUTBOX_DELIVERIES.EXCHANGE,
+                        OUTBOX_DELIVERIES.ROUTING_KEY,
+                        OUTBOX_DELIVERIES.ATTEMPTS,
+                        RETRIES,
+                        OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS,
                         OUTBOX_EVENTS.EVENT_TYPE,
-                        OUTBOX_EVENTS.TRACEPARENT, OUTBOX_EVENTS.TRACESTATE, PAYLOAD_TEXT);
+                        OUTBOX_EVENTS.TRACEPARENT,
+                        OUTBOX_EVENTS.TRACESTATE,
+                        PAYLOAD_TEXT);
     }
 
     private Statements render(DSLContext ctx) {
         Param<Integer> limit = DSL.param("limit", SQLDataType.INTEGER);
         Param<UUID> after = DSL.param("after", SQLDataType.UUID);
         Param<String[]> ordered = DSL.param("ordered_types", SQLDataType.VARCHAR.array());
-        RenderedStatement candidates = RenderedStatement.of(ctx, candidates(ctx, DSL.noCondition(), ordered, limit), ordered, limit)
+        RenderedStatement candidates = RenderedStatement.of(
+                        ctx, candidates(ctx, DSL.noCondition(), ordered, limit), ordered, limit)
                 .after(INDEX_SCANS_ONLY);
-        RenderedStatement candidatesAfter = RenderedStatement.of(ctx, candidates(ctx, OUTBOX_EVENTS.ID.gt(after), ordered, limit), ordered,
-                after, limit).after(INDEX_SCANS_ONLY);
-        RenderedStatement orderedCandidates = RenderedStatement.of(ctx, ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE,
-                        OUTBOX_EVENTS.ORDERING_POSITION.isNull())
-                .from(OUTBOX_EVENTS)
-                .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                .and(waitsForOrderedRouting(ordered))
-                .orderBy(OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.ORDERING_POSITION)
-                .limit(limit), ordered, limit);
+        RenderedStatement candidatesAfter = RenderedStatement.of(
+                        ctx, candidates(ctx, OUTBOX_EVENTS.ID.gt(after), ordered, limit), ordered, after, limit)
+                .after(INDEX_SCANS_ONLY);
+        RenderedStatement orderedCandidates = RenderedStatement.of(
+                ctx,
+                ctx.select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_EVENTS.ORDERING_POSITION.isNull())
+                        .from(OUTBOX_EVENTS)
+                        .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
+                        .and(waitsForOrderedRouting(ordered))
+                        .orderBy(OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.ORDERING_POSITION)
+                        .limit(limit),
+                ordered,
+                limit);
         Param<Integer> lockClass = DSL.param("lock_class", SQLDataType.INTEGER);
         Param<Integer> lockId = DSL.param("lock_id", SQLDataType.INTEGER);
-        RenderedStatement tryLock = RenderedStatement.of(ctx, ctx.select(DSL.field("pg_try_advisory_xact_lock({0}, {1})", SQLDataType.BOOLEAN,
-                lockClass, lockId)), lockClass, lockId).after(INDEX_SCANS_ONLY);
+        RenderedStatement tryLock = RenderedStatement.of(
+                        ctx,
+                        ctx.select(DSL.field(
+                                "pg_try_advisory_xact_lock({0}, {1})", SQLDataType.BOOLEAN, lockClass, lockId)),
+                        lockClass,
+                        lockId)
+                .after(INDEX_SCANS_ONLY);
 
         Param<OffsetDateTime> now = DSL.param("now", SQLDataType.TIMESTAMPWITHTIMEZONE(6));
         Param<UUID[]> routable = DSL.param("routable", SQLDataType.UUID.array());
@@ -447,101 +521,193 @@ public final class RelayTransitions {
         var lockedIds = DSL.select(LOCKED_ID).from(DSL.table(LOCKED));
         List<Param<?>> routeParams = new ArrayList<>(List.of(now, routable));
         routeParams.addAll(pairs.all());
-        RenderedStatement route = RenderedStatement.of(ctx, ctx.with(pairs.table())
-                .with(LOCKED.fields(LOCKED_ID.getName(), LOCKED_KEY.getName(), LOCKED_POSITION.getName()).as(DSL.select(OUTBOX_EVENTS.ID,
-                                OUTBOX_EVENTS.ORDERING_KEY, OUTBOX_EVENTS.ORDERING_POSITION)
-                        .from(OUTBOX_EVENTS)
-                        .where(OUTBOX_EVENTS.ID.eq(DSL.any(routable)))
+        RenderedStatement route = RenderedStatement.of(
+                ctx,
+                ctx.with(pairs.table())
+                        .with(LOCKED.fields(LOCKED_ID.getName(), LOCKED_KEY.getName(), LOCKED_POSITION.getName())
+                                .as(DSL.select(
+                                                OUTBOX_EVENTS.ID,
+                                                OUTBOX_EVENTS.ORDERING_KEY,
+                                                OUTBOX_EVENTS.ORDERING_POSITION)
+                                        .from(OUTBOX_EVENTS)
+                                        .where(OUTBOX_EVENTS.ID.eq(DSL.any(routable)))
+                                        .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
+                                        .forUpdate()
+                                        .skipLocked()))
+                        .with(INSERTED.fields(OUTBOX_DELIVERIES.ID.getName())
+                                .as(ctx.insertInto(OUTBOX_DELIVERIES, RouteSnapshot.COLUMNS)
+                                        .select(RouteSnapshot.deliveries(
+                                                now, DSL.table(LOCKED), LOCKED_ID, LOCKED_KEY, LOCKED_POSITION))
+                                        // the unique key (event_id, job_type, queue_name), by its columns: its name
+                                        // follows the table's
+                                        .onConflict(
+                                                OUTBOX_DELIVERIES.EVENT_ID,
+                                                OUTBOX_DELIVERIES.JOB_TYPE,
+                                                OUTBOX_DELIVERIES.QUEUE_NAME)
+                                        .doNothing()
+                                        .returningResult(OUTBOX_DELIVERIES.ID)))
+                        .update(OUTBOX_EVENTS)
+                        .set(OUTBOX_EVENTS.ROUTED_AT, DSL.greatest(now, OUTBOX_EVENTS.CREATED_AT))
+                        // = ANY(ARRAY(...)): the locked ids reach the primary key, never a scan of the table
+                        .where(OUTBOX_EVENTS.ID.eq(DSL.any(DSL.array(lockedIds))))
                         .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                        .forUpdate()
-                        .skipLocked()))
-                .with(INSERTED.fields(OUTBOX_DELIVERIES.ID.getName()).as(ctx.insertInto(OUTBOX_DELIVERIES, RouteSnapshot.COLUMNS)
-                        .select(RouteSnapshot.deliveries(now, DSL.table(LOCKED), LOCKED_ID, LOCKED_KEY, LOCKED_POSITION))
-                        // the unique key (event_id, job_type, queue_name), by its columns: its name follows the table's
-                        .onConflict(OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME)
-                        .doNothing()
-                        .returningResult(OUTBOX_DELIVERIES.ID)))
-                .update(OUTBOX_EVENTS)
-                .set(OUTBOX_EVENTS.ROUTED_AT, DSL.greatest(now, OUTBOX_EVENTS.CREATED_AT))
-                // = ANY(ARRAY(...)): the locked ids reach the primary key, never a scan of the table
-                .where(OUTBOX_EVENTS.ID.eq(DSL.any(DSL.array(lockedIds))))
-                .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                .returningResult(OUTBOX_EVENTS.ID, DSL.field(DSL.selectCount().from(DSL.table(INSERTED)))),
+                        .returningResult(
+                                OUTBOX_EVENTS.ID, DSL.field(DSL.selectCount().from(DSL.table(INSERTED)))),
                 routeParams.toArray(Param<?>[]::new));
 
         Param<String[]> held = DSL.param("held", SQLDataType.VARCHAR.array());
-        // a relay without ordered routes claims as before V4; with them, its unordered claim leaves the ordered deliveries to T2o
-        RenderedStatement claim = RenderedStatement.of(ctx, claimQuery(ctx, now, limit, orderedTypes.length == 0 ? notHeld(held)
-                : notHeld(held).and(READY.ORDERING_KEY.isNull())), now, limit, held).after(INDEX_SCANS_ONLY);
-        // the heads by their ids (the primary key), locked as T2 locks its choice; no second order by available_at, which a
+        // a relay without ordered routes claims as before V4; with them, its unordered claim leaves the ordered
+        // deliveries to T2o
+        RenderedStatement claim = RenderedStatement.of(
+                        ctx,
+                        claimQuery(
+                                ctx,
+                                now,
+                                limit,
+                                orderedTypes.length == 0
+                                        ? notHeld(held)
+                                        : notHeld(held).and(READY.ORDERING_KEY.isNull())),
+                        now,
+                        limit,
+                        held)
+                .after(INDEX_SCANS_ONLY);
+        // the heads by their ids (the primary key), locked as T2 locks its choice; no second order by available_at,
+        // which a
         // plan could serve by walking ready_idx past the keys' backlogs
-        RenderedStatement claimOrdered = RenderedStatement.of(ctx, claimQuery(ctx, now, DSL.select(READY.ID)
-                .from(READY)
-                .where(READY.ID.eq(DSL.any(DSL.array(readyHeads(now, limit, held)))))
-                .and(pendingById(READY))
-                .and(READY.AVAILABLE_AT.le(now))
-                .forUpdate()
-                .skipLocked()), now, limit, held).after(INDEX_SCANS_ONLY);
+        RenderedStatement claimOrdered = RenderedStatement.of(
+                        ctx,
+                        claimQuery(
+                                ctx,
+                                now,
+                                DSL.select(READY.ID)
+                                        .from(READY)
+                                        .where(READY.ID.eq(DSL.any(DSL.array(readyHeads(now, limit, held)))))
+                                        .and(pendingById(READY))
+                                        .and(READY.AVAILABLE_AT.le(now))
+                                        .forUpdate()
+                                        .skipLocked()),
+                        now,
+                        limit,
+                        held)
+                .after(INDEX_SCANS_ONLY);
         Param<String[]> jobTypes = DSL.param("job_types", SQLDataType.VARCHAR.array());
-        RenderedStatement claimJobs = RenderedStatement.of(ctx, claimQuery(ctx, now, limit,
-                READY.KIND.eq(DSL.inline(OutboxRouteKind.job)).and(READY.JOB_TYPE.eq(DSL.any(jobTypes)))
-                        .and(READY.ORDERING_KEY.isNull().or(headOfKey()))), now, limit, jobTypes)
+        RenderedStatement claimJobs = RenderedStatement.of(
+                        ctx,
+                        claimQuery(
+                                ctx,
+                                now,
+                                limit,
+                                READY.KIND
+                                        .eq(DSL.inline(OutboxRouteKind.job))
+                                        .and(READY.JOB_TYPE.eq(DSL.any(jobTypes)))
+                                        .and(READY.ORDERING_KEY.isNull().or(headOfKey()))),
+                        now,
+                        limit,
+                        jobTypes)
                 .after(INDEX_SCANS_ONLY);
 
         OutboxDeliveries overdue = OUTBOX_DELIVERIES.as("overdue");
-        // T4: a publish route's dispatch (no worker starts those), a job picked up and past the timeout counted from its
+        // T4: a publish route's dispatch (no worker starts those), a job picked up and past the timeout counted from
+        // its
         // start, or a job never picked up and out of unstarted re-dispatches
         org.jooq.Condition job = overdue.KIND.eq(DSL.inline(OutboxRouteKind.job));
         org.jooq.Condition ranOutOfTime = job.not()
-                .or(overdue.STARTED_AT.isNotNull().and(overdue.STARTED_AT.plus(ONE_SECOND.times(overdue.DELIVERY_TIMEOUT_SECONDS)).le(now)))
+                .or(overdue.STARTED_AT
+                        .isNotNull()
+                        .and(overdue.STARTED_AT
+                                .plus(ONE_SECOND.times(overdue.DELIVERY_TIMEOUT_SECONDS))
+                                .le(now)))
                 .or(overdue.STARTED_AT.isNull().and(overdue.UNSTARTED_TIMEOUTS.ge(DSL.inline(MAX_UNSTARTED_TIMEOUTS))));
-        RenderedStatement timeOut = shared.retryOrFailStatement(ctx, OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(overdue.ID)
-                .from(overdue)
-                .where(overdue.STATUS.eq(DISPATCHED))
-                .and(overdue.DELIVERY_TIMEOUT_AT.le(now))
-                .and(ranOutOfTime)
-                .orderBy(overdue.DELIVERY_TIMEOUT_AT)
-                .limit(limit)
-                .forUpdate()
-                .skipLocked()))), reason -> DSL.when(OUTBOX_DELIVERIES.STARTED_AT.isNull()
-                        .and(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.job))), DSL.inline(FailureReason.NEVER_STARTED.code()))
-                .otherwise(reason), now, limit).after(INDEX_SCANS_ONLY);
-        RenderedStatement timeOutUnstarted = RenderedStatement.of(ctx, ctx.update(OUTBOX_DELIVERIES)
-                .set(OUTBOX_DELIVERIES.STATUS, PENDING)
-                .set(OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.ATTEMPTS.minus(DSL.inline(1)))
-                .set(OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS, OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS.plus(DSL.inline(1)))
-                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, DSL.inline((OffsetDateTime) null))
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
-                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(overdue.ID)
-                        .from(overdue)
-                        .where(overdue.STATUS.eq(DISPATCHED))
-                        .and(overdue.DELIVERY_TIMEOUT_AT.le(now))
-                        .and(overdue.KIND.eq(DSL.inline(OutboxRouteKind.job)))
-                        .and(overdue.STARTED_AT.isNull())
-                        .and(overdue.UNSTARTED_TIMEOUTS.lt(DSL.inline(MAX_UNSTARTED_TIMEOUTS)))
-                        .orderBy(overdue.DELIVERY_TIMEOUT_AT)
-                        .limit(limit)
-                        .forUpdate()
-                        .skipLocked()))))
-                .and(DeliveryTransitions.DISPATCHED_BY_ID)
-                .and(OUTBOX_DELIVERIES.STARTED_AT.isNull())
-                .returningResult(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.DISPATCH_ID, OUTBOX_DELIVERIES.JOB_TYPE,
-                        OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS), now, limit).after(INDEX_SCANS_ONLY);
+        RenderedStatement timeOut = shared.retryOrFailStatement(
+                        ctx,
+                        OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(overdue.ID)
+                                .from(overdue)
+                                .where(overdue.STATUS.eq(DISPATCHED))
+                                .and(overdue.DELIVERY_TIMEOUT_AT.le(now))
+                                .and(ranOutOfTime)
+                                .orderBy(overdue.DELIVERY_TIMEOUT_AT)
+                                .limit(limit)
+                                .forUpdate()
+                                .skipLocked()))),
+                        reason -> DSL.when(
+                                        OUTBOX_DELIVERIES
+                                                .STARTED_AT
+                                                .isNull()
+                                                .and(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.job))),
+                                        DSL.inline(FailureReason.NEVER_STARTED.code()))
+                                .otherwise(reason),
+                        now,
+                        limit)
+                .after(INDEX_SCANS_ONLY);
+        RenderedStatement timeOutUnstarted = RenderedStatement.of(
+                        ctx,
+                        ctx.update(OUTBOX_DELIVERIES)
+                                .set(OUTBOX_DELIVERIES.STATUS, PENDING)
+                                .set(OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.ATTEMPTS.minus(DSL.inline(1)))
+                                .set(
+                                        OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS,
+                                        OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS.plus(DSL.inline(1)))
+                                .set(OUTBOX_DELIVERIES.DISPATCHED_AT, DSL.inline((OffsetDateTime) null))
+                                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
+                                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                                .where(OUTBOX_DELIVERIES.ID.eq(DSL.any(DSL.array(DSL.select(overdue.ID)
+                                        .from(overdue)
+                                        .where(overdue.STATUS.eq(DISPATCHED))
+                                        .and(overdue.DELIVERY_TIMEOUT_AT.le(now))
+                                        .and(overdue.KIND.eq(DSL.inline(OutboxRouteKind.job)))
+                                        .and(overdue.STARTED_AT.isNull())
+                                        .and(overdue.UNSTARTED_TIMEOUTS.lt(DSL.inline(MAX_UNSTARTED_TIMEOUTS)))
+                                        .orderBy(overdue.DELIVERY_TIMEOUT_AT)
+                                        .limit(limit)
+                                        .forUpdate()
+                                        .skipLocked()))))
+                                .and(DeliveryTransitions.DISPATCHED_BY_ID)
+                                .and(OUTBOX_DELIVERIES.STARTED_AT.isNull())
+                                .returningResult(
+                                        OUTBOX_DELIVERIES.ID,
+                                        OUTBOX_DELIVERIES.EVENT_ID,
+                                        OUTBOX_DELIVERIES.DISPATCH_ID,
+                                        OUTBOX_DELIVERIES.JOB_TYPE,
+                                        OUTBOX_DELIVERIES.QUEUE_NAME,
+                                        OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS),
+                        now,
+                        limit)
+                .after(INDEX_SCANS_ONLY);
         Param<String[]> routedTypes = DSL.param("routed_types", SQLDataType.VARCHAR.array());
-        RenderedStatement workWaiting = RenderedStatement.of(ctx, ctx.select(DSL.field(DSL.exists(DSL.selectOne()
-                                .from(OUTBOX_EVENTS)
-                                .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                                .and(OUTBOX_EVENTS.EVENT_TYPE.eq(DSL.any(routedTypes))))
-                        .or(DSL.exists(DSL.selectOne()
-                                .from(READY)
-                                .where(ready(now))
-                                .and(notHeld(held))
-                                .and(orderedTypes.length == 0 ? DSL.noCondition() : READY.ORDERING_KEY.isNull())))
-                        .or(orderedTypes.length == 0 ? DSL.falseCondition() : DSL.exists(readyHeads(now, DSL.inline(1), held))))),
-                routedTypes, now, held).after(INDEX_SCANS_ONLY);
-        return new Statements(candidates, candidatesAfter, orderedCandidates, tryLock, route, claim, claimOrdered, claimJobs, timeOut,
-                timeOutUnstarted, workWaiting);
+        RenderedStatement workWaiting = RenderedStatement.of(
+                        ctx,
+                        ctx.select(DSL.field(DSL.exists(DSL.selectOne()
+                                        .from(OUTBOX_EVENTS)
+                                        .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
+                                        .and(OUTBOX_EVENTS.EVENT_TYPE.eq(DSL.any(routedTypes))))
+                                .or(DSL.exists(DSL.selectOne()
+                                        .from(READY)
+                                        .where(ready(now))
+                                        .and(notHeld(held))
+                                        .and(
+                                                orderedTypes.length == 0
+                                                        ? DSL.noCondition()
+                                                        : READY.ORDERING_KEY.isNull())))
+                                .or(
+                                        orderedTypes.length == 0
+                                                ? DSL.falseCondition()
+                                                : DSL.exists(readyHeads(now, DSL.inline(1), held))))),
+                        routedTypes,
+                        now,
+                        held)
+                .after(INDEX_SCANS_ONLY);
+        return new Statements(
+                candidates,
+                candidatesAfter,
+                orderedCandidates,
+                tryLock,
+                route,
+                claim,
+                claimOrdered,
+                claimJobs,
+                timeOut,
+                timeOutUnstarted,
+                workWaiting);
     }
 
     /**
@@ -557,8 +723,14 @@ public final class RelayTransitions {
 
     /** {@link #workWaiting(DSLContext)} that does not count pending deliveries of the job queues in {@code heldQueues}. */
     public boolean workWaiting(DSLContext ctx, Set<String> heldQueues) {
-        return statements(ctx).workWaiting.query(ctx, rs -> rs.next() && rs.getBoolean(1), routedTypes, shared.now(),
-                heldQueues.toArray(String[]::new));
+        return statements(ctx)
+                .workWaiting
+                .query(
+                        ctx,
+                        rs -> rs.next() && rs.getBoolean(1),
+                        routedTypes,
+                        shared.now(),
+                        heldQueues.toArray(String[]::new));
     }
 
     /**
@@ -581,7 +753,8 @@ public final class RelayTransitions {
         String[] held = heldQueues.toArray(String[]::new);
         List<Claimed> claimed = statements.claim.query(tx, RelayTransitions::claimed, now, limit, held);
         // T2o after the lock, in a statement of its own: its snapshot then holds every claim of the relay before it
-        if (orderedTypes.length > 0 && statements.tryLock.query(tx, rs -> rs.next() && rs.getBoolean(1), ORDERED_LOCK, claimLock)) {
+        if (orderedTypes.length > 0
+                && statements.tryLock.query(tx, rs -> rs.next() && rs.getBoolean(1), ORDERED_LOCK, claimLock)) {
             List<Claimed> ordered = statements.claimOrdered.query(tx, RelayTransitions::claimed, now, limit, held);
             if (!ordered.isEmpty()) {
                 List<Claimed> all = new ArrayList<>(claimed);
@@ -599,16 +772,30 @@ public final class RelayTransitions {
      * pending, untouched.
      */
     public List<Claimed> claim(DSLContext tx, int limit, Collection<String> jobTypes) {
-        return statements(tx).claimJobs.query(tx, RelayTransitions::claimed, shared.now(), limit, jobTypes.toArray(String[]::new));
+        return statements(tx)
+                .claimJobs
+                .query(tx, RelayTransitions::claimed, shared.now(), limit, jobTypes.toArray(String[]::new));
     }
 
     private static List<Claimed> claimed(java.sql.ResultSet rs) throws java.sql.SQLException {
         List<Claimed> result = new ArrayList<>();
         while (rs.next()) {
-            result.add(new Claimed(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
+            result.add(new Claimed(
+                    rs.getObject(1, UUID.class),
+                    rs.getObject(2, UUID.class),
+                    rs.getObject(3, UUID.class),
                     OutboxRouteKind.publish.getLiteral().equals(rs.getString(4)) ? RouteKind.PUBLISH : RouteKind.JOB,
-                    rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getInt(9), rs.getInt(10), rs.getInt(11),
-                    rs.getString(12), rs.getString(13), rs.getString(14), rs.getString(15)));
+                    rs.getString(5),
+                    rs.getString(6),
+                    rs.getString(7),
+                    rs.getString(8),
+                    rs.getInt(9),
+                    rs.getInt(10),
+                    rs.getInt(11),
+                    rs.getString(12),
+                    rs.getString(13),
+                    rs.getString(14),
+                    rs.getString(15)));
         }
         return result;
     }
@@ -655,8 +842,14 @@ public final class RelayTransitions {
      * T3 with the reason a delivery fails with when no retry is left: {@code publish_failed}, or
      * {@code queue_declare_failed} when the broker refused to declare the delivery's queue.
      */
-    public List<RetryOutcome> publishRefused(DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds, FailureReason exhaustedReason) {
-        return shared.retryOrFail(tx, OUTBOX_DELIVERIES.ID.eq(DSL.any(deliveryIds)).and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds))),
+    public List<RetryOutcome> publishRefused(
+            DSLContext tx, UUID[] deliveryIds, UUID[] dispatchIds, FailureReason exhaustedReason) {
+        return shared.retryOrFail(
+                tx,
+                OUTBOX_DELIVERIES
+                        .ID
+                        .eq(DSL.any(deliveryIds))
+                        .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds))),
                 exhaustedReason);
     }
 
@@ -673,7 +866,8 @@ public final class RelayTransitions {
      *
      * @param unstartedTimeouts how many dispatches of this delivery have now timed out unstarted
      */
-    public record UnstartedTimeout(UUID deliveryId, UUID eventId, UUID dispatchId, String jobType, String queue, int unstartedTimeouts) {}
+    public record UnstartedTimeout(
+            UUID deliveryId, UUID eventId, UUID dispatchId, String jobType, String queue, int unstartedTimeouts) {}
 
     /**
      * T4u: up to {@code limit} dispatched deliveries of job routes past their {@code delivery_timeout_at} that no
@@ -686,13 +880,24 @@ public final class RelayTransitions {
      * their route and, when none is left, the reason {@code never_started}.
      */
     public List<UnstartedTimeout> timeOutUnstarted(DSLContext tx, int limit) {
-        return statements(tx).timeOutUnstarted.query(tx, rs -> {
-            List<UnstartedTimeout> result = new ArrayList<>();
-            while (rs.next()) {
-                result.add(new UnstartedTimeout(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
-                        rs.getString(4), rs.getString(5), rs.getInt(6)));
-            }
-            return result;
-        }, shared.now(), limit);
+        return statements(tx)
+                .timeOutUnstarted
+                .query(
+                        tx,
+                        rs -> {
+                            List<UnstartedTimeout> result = new ArrayList<>();
+                            while (rs.next()) {
+                                result.add(new UnstartedTimeout(
+                                        rs.getObject(1, UUID.class),
+                                        rs.getObject(2, UUID.class),
+                                        rs.getObject(3, UUID.class),
+                                        rs.getString(4),
+                                        rs.getString(5),
+                                        rs.getInt(6)));
+                            }
+                            return result;
+                        },
+                        shared.now(),
+                        limit);
     }
 }

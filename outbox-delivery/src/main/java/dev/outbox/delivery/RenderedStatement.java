@@ -43,6 +43,7 @@ public final class RenderedStatement {
     private final String sql;
     /** For each bind position, the index of the parameter whose value goes there. */
     private final int[] positions;
+
     private final int parameters;
     /** Whether {@link #sql} begins with a preamble ({@link #after}), whose result is skipped. */
     private final boolean preamble;
@@ -66,8 +67,8 @@ public final class RenderedStatement {
         for (int i = 0; i < params.length; i++) {
             String name = params[i].getParamName();
             if (name == null || !names.add(name)) {
-                throw new IllegalArgumentException("parameter " + (i + 1) + " of a rendered statement must have a name of its own, got "
-                        + name);
+                throw new IllegalArgumentException(
+                        "parameter " + (i + 1) + " of a rendered statement must have a name of its own, got " + name);
             }
             Object marker = marker(params[i].getType(), i);
             query.bind(name, marker);
@@ -83,8 +84,9 @@ public final class RenderedStatement {
                 }
             }
             if (positions[p] < 0) {
-                throw new IllegalArgumentException("bind value " + (p + 1) + " of a rendered statement is not one of its parameters"
-                        + " (inline constants, declare variables as parameters): " + bound.get(p));
+                throw new IllegalArgumentException(
+                        "bind value " + (p + 1) + " of a rendered statement is not one of its parameters"
+                                + " (inline constants, declare variables as parameters): " + bound.get(p));
             }
         }
         for (Param<?> param : params) {
@@ -105,7 +107,8 @@ public final class RenderedStatement {
             throw new IllegalStateException("this statement has a preamble already");
         }
         if (preamble.isBlank() || preamble.indexOf('?') >= 0 || preamble.indexOf(';') >= 0) {
-            throw new IllegalArgumentException("a preamble is one statement without parameters (no '?', no ';'), got: " + preamble);
+            throw new IllegalArgumentException(
+                    "a preamble is one statement without parameters (no '?', no ';'), got: " + preamble);
         }
         return new RenderedStatement(preamble + ";\n" + sql, positions, parameters, true);
     }
@@ -117,7 +120,8 @@ public final class RenderedStatement {
      */
     RenderedStatement explain() {
         int body = preamble ? sql.indexOf(";\n") + 2 : 0;
-        return new RenderedStatement(sql.substring(0, body) + "EXPLAIN " + sql.substring(body), positions, parameters, preamble);
+        return new RenderedStatement(
+                sql.substring(0, body) + "EXPLAIN " + sql.substring(body), positions, parameters, preamble);
     }
 
     /** The SQL text, with one {@code ?} per bind position. */
@@ -167,7 +171,8 @@ public final class RenderedStatement {
 
     private PreparedStatement prepare(Connection connection, Object[] values) throws SQLException {
         if (values.length != parameters) {
-            throw new IllegalArgumentException("a rendered statement takes " + parameters + " values, got " + values.length);
+            throw new IllegalArgumentException(
+                    "a rendered statement takes " + parameters + " values, got " + values.length);
         }
         PreparedStatement statement = connection.prepareStatement(sql);
         try {
@@ -206,7 +211,8 @@ public final class RenderedStatement {
         } else if (type == Integer[].class) {
             return new Integer[] {-1_000_000 - index};
         } else if (type == Boolean[].class) {
-            return new Boolean[] {true, index % 2 == 0, (index / 2) % 2 == 0, (index / 4) % 2 == 0, (index / 8) % 2 == 0};
+            return new Boolean[] {true, index % 2 == 0, (index / 2) % 2 == 0, (index / 4) % 2 == 0, (index / 8) % 2 == 0
+            };
         } else if (type == OffsetDateTime.class) {
             return OffsetDateTime.ofInstant(Instant.ofEpochSecond(1_000_000L + index), ZoneOffset.UTC);
         }

@@ -30,11 +30,24 @@ import org.jooq.impl.SQLDataType;
 final class RouteSnapshot {
 
     /** The columns T1 writes, in the order of {@link Pairs#deliveries}. */
-    static final List<Field<?>> COLUMNS = List.of(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.KIND,
-            OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.EXCHANGE, OUTBOX_DELIVERIES.ROUTING_KEY,
-            OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS, OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS, OUTBOX_DELIVERIES.STATUS,
-            OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.AVAILABLE_AT, OUTBOX_DELIVERIES.CREATED_AT, OUTBOX_DELIVERIES.UPDATED_AT,
-            OUTBOX_DELIVERIES.ORDERING_KEY, OUTBOX_DELIVERIES.ORDERING_POSITION, OUTBOX_DELIVERIES.ORDERING_POLICY);
+    static final List<Field<?>> COLUMNS = List.of(
+            OUTBOX_DELIVERIES.ID,
+            OUTBOX_DELIVERIES.EVENT_ID,
+            OUTBOX_DELIVERIES.KIND,
+            OUTBOX_DELIVERIES.JOB_TYPE,
+            OUTBOX_DELIVERIES.QUEUE_NAME,
+            OUTBOX_DELIVERIES.EXCHANGE,
+            OUTBOX_DELIVERIES.ROUTING_KEY,
+            OUTBOX_DELIVERIES.RETRY_DELAYS_SECONDS,
+            OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS,
+            OUTBOX_DELIVERIES.STATUS,
+            OUTBOX_DELIVERIES.ATTEMPTS,
+            OUTBOX_DELIVERIES.AVAILABLE_AT,
+            OUTBOX_DELIVERIES.CREATED_AT,
+            OUTBOX_DELIVERIES.UPDATED_AT,
+            OUTBOX_DELIVERIES.ORDERING_KEY,
+            OUTBOX_DELIVERIES.ORDERING_POSITION,
+            OUTBOX_DELIVERIES.ORDERING_POLICY);
 
     private static final Name PAIRS = DSL.name("pairs");
     private static final Field<UUID[]> DELIVERY_IDS = column("delivery_ids", SQLDataType.UUID.array());
@@ -47,9 +60,11 @@ final class RouteSnapshot {
     private static final Field<String[]> ROUTING_KEYS = column("routing_keys", SQLDataType.VARCHAR.array());
     /** Each route's retry delays as an array literal ({@code {5,30}}): PostgreSQL has no arrays of arrays of different lengths. */
     private static final Field<String[]> RETRY_DELAYS = column("retry_delays", SQLDataType.VARCHAR.array());
+
     private static final Field<Integer[]> TIMEOUTS = column("timeouts", SQLDataType.INTEGER.array());
     /** Each route's ordering policy ({@code block}, {@code skip}), null for an unordered route. */
     private static final Field<String[]> POLICIES = column("policies", SQLDataType.VARCHAR.array());
+
     private static final Field<Integer> N = DSL.field(DSL.name("s", "n"), SQLDataType.INTEGER);
     private static final Field<Integer> ROUTE = DSL.arrayGet(ROUTE_NUMBERS, N);
 
@@ -87,7 +102,8 @@ final class RouteSnapshot {
             queues[i] = route.queue();
             exchanges[i] = isPublish ? route.exchange() : null;
             routingKeys[i] = isPublish ? route.routingKey() : null;
-            retryDelays[i] = route.retryDelaysSeconds().stream().map(String::valueOf).collect(Collectors.joining(",", "{", "}"));
+            retryDelays[i] =
+                    route.retryDelaysSeconds().stream().map(String::valueOf).collect(Collectors.joining(",", "{", "}"));
             timeouts[i] = route.deliveryTimeoutSeconds();
             policies[i] = route.orderingPolicy();
         }
@@ -122,8 +138,19 @@ final class RouteSnapshot {
 
         /** The values of {@link Parameters#all}, in its order: this batch's pairs, then the snapshot of the routes. */
         Object[] values() {
-            return new Object[] {deliveryIds.toArray(UUID[]::new), eventIds.toArray(UUID[]::new), routeNumbers.toArray(Integer[]::new),
-                    publish, jobTypes, queues, exchanges, routingKeys, retryDelays, timeouts, policies};
+            return new Object[] {
+                deliveryIds.toArray(UUID[]::new),
+                eventIds.toArray(UUID[]::new),
+                routeNumbers.toArray(Integer[]::new),
+                publish,
+                jobTypes,
+                queues,
+                exchanges,
+                routingKeys,
+                retryDelays,
+                timeouts,
+                policies
+            };
         }
     }
 
@@ -143,16 +170,46 @@ final class RouteSnapshot {
 
         /** In the order of {@link Pairs#values}. */
         List<Param<?>> all() {
-            return List.of(deliveryIds, eventIds, routeNumbers, publish, jobTypes, queues, exchanges, routingKeys, retryDelays, timeouts,
+            return List.of(
+                    deliveryIds,
+                    eventIds,
+                    routeNumbers,
+                    publish,
+                    jobTypes,
+                    queues,
+                    exchanges,
+                    routingKeys,
+                    retryDelays,
+                    timeouts,
                     policies);
         }
 
         /** The CTE {@code pairs}: one row holding every array. */
         CommonTableExpression<?> table() {
-            return PAIRS.fields(DELIVERY_IDS.getName(), EVENT_IDS.getName(), ROUTE_NUMBERS.getName(), PUBLISH.getName(),
-                    JOB_TYPES.getName(), QUEUES.getName(), EXCHANGES.getName(), ROUTING_KEYS.getName(), RETRY_DELAYS.getName(),
-                    TIMEOUTS.getName(), POLICIES.getName()).as(DSL.select(deliveryIds, eventIds, routeNumbers, publish, jobTypes, queues,
-                    exchanges, routingKeys, retryDelays, timeouts, policies));
+            return PAIRS.fields(
+                            DELIVERY_IDS.getName(),
+                            EVENT_IDS.getName(),
+                            ROUTE_NUMBERS.getName(),
+                            PUBLISH.getName(),
+                            JOB_TYPES.getName(),
+                            QUEUES.getName(),
+                            EXCHANGES.getName(),
+                            ROUTING_KEYS.getName(),
+                            RETRY_DELAYS.getName(),
+                            TIMEOUTS.getName(),
+                            POLICIES.getName())
+                    .as(DSL.select(
+                            deliveryIds,
+                            eventIds,
+                            routeNumbers,
+                            publish,
+                            jobTypes,
+                            queues,
+                            exchanges,
+                            routingKeys,
+                            retryDelays,
+                            timeouts,
+                            policies));
         }
     }
 
@@ -161,17 +218,38 @@ final class RouteSnapshot {
      * is in the CTE {@code locked} (its id, ordering key and position). A delivery of an ordered route
      * gets the event's key, its position and the route's policy, when the event has a position.
      */
-    static Select<?> deliveries(Field<OffsetDateTime> at, org.jooq.Table<?> locked, Field<UUID> lockedId, Field<String> lockedKey,
+    static Select<?> deliveries(
+            Field<OffsetDateTime> at,
+            org.jooq.Table<?> locked,
+            Field<UUID> lockedId,
+            Field<String> lockedKey,
             Field<Long> lockedPosition) {
         Field<String> policy = DSL.arrayGet(POLICIES, ROUTE);
         org.jooq.Condition ordered = policy.isNotNull().and(lockedPosition.isNotNull());
-        return DSL.select(DSL.arrayGet(DELIVERY_IDS, N), DSL.arrayGet(EVENT_IDS, N),
-                        DSL.when(DSL.arrayGet(PUBLISH, ROUTE), DSL.inline(OutboxRouteKind.publish)).otherwise(DSL.inline(OutboxRouteKind.job)),
-                        DSL.arrayGet(JOB_TYPES, ROUTE), DSL.arrayGet(QUEUES, ROUTE), DSL.arrayGet(EXCHANGES, ROUTE),
-                        DSL.arrayGet(ROUTING_KEYS, ROUTE), DSL.arrayGet(RETRY_DELAYS, ROUTE).cast(SQLDataType.INTEGER.array()),
-                        DSL.arrayGet(TIMEOUTS, ROUTE), DSL.inline(OutboxDeliveryStatus.pending), DSL.inline(0), at, at, at,
-                        DSL.when(ordered, lockedKey), DSL.when(ordered, lockedPosition), DSL.when(ordered, policy))
-                .from(DSL.table(PAIRS), DSL.generateSeries(DSL.inline(1), DSL.cardinality(DELIVERY_IDS)).as("s", "n"), locked)
+        return DSL.select(
+                        DSL.arrayGet(DELIVERY_IDS, N),
+                        DSL.arrayGet(EVENT_IDS, N),
+                        DSL.when(DSL.arrayGet(PUBLISH, ROUTE), DSL.inline(OutboxRouteKind.publish))
+                                .otherwise(DSL.inline(OutboxRouteKind.job)),
+                        DSL.arrayGet(JOB_TYPES, ROUTE),
+                        DSL.arrayGet(QUEUES, ROUTE),
+                        DSL.arrayGet(EXCHANGES, ROUTE),
+                        DSL.arrayGet(ROUTING_KEYS, ROUTE),
+                        DSL.arrayGet(RETRY_DELAYS, ROUTE).cast(SQLDataType.INTEGER.array()),
+                        DSL.arrayGet(TIMEOUTS, ROUTE),
+                        DSL.inline(OutboxDeliveryStatus.pending),
+                        DSL.inline(0),
+                        at,
+                        at,
+                        at,
+                        DSL.when(ordered, lockedKey),
+                        DSL.when(ordered, lockedPosition),
+                        DSL.when(ordered, policy))
+                .from(
+                        DSL.table(PAIRS),
+                        DSL.generateSeries(DSL.inline(1), DSL.cardinality(DELIVERY_IDS))
+                                .as("s", "n"),
+                        locked)
                 .where(DSL.arrayGet(EVENT_IDS, N).eq(lockedId));
     }
 

@@ -41,7 +41,9 @@ public enum TlsRefusal {
             if (t instanceof CertificateException) {
                 certificate = true; // the JDK's host name check: "No subject alternative DNS name matching ..."
             }
-            if (t instanceof SQLException sql && "08006".equals(sql.getSQLState()) && sql.getCause() == null
+            if (t instanceof SQLException sql
+                    && "08006".equals(sql.getSQLState())
+                    && sql.getCause() == null
                     && String.valueOf(sql.getMessage()).contains("could not be verified by hostnameverifier")) {
                 return WRONG_HOST; // pgjdbc's sslmode=verify-full check
             }

@@ -71,13 +71,19 @@ public final class WorkerTransitions {
         }
         UUID[] ids = dispatches.stream().map(Dispatch::deliveryId).toArray(UUID[]::new);
         UUID[] dispatchIds = dispatches.stream().map(Dispatch::dispatchId).toArray(UUID[]::new);
-        return startStatement(ctx, again).query(ctx, rs -> {
-            Set<UUID> started = new HashSet<>();
-            while (rs.next()) {
-                started.add(rs.getObject(1, UUID.class));
-            }
-            return started;
-        }, shared.now(), ids, dispatchIds);
+        return startStatement(ctx, again)
+                .query(
+                        ctx,
+                        rs -> {
+                            Set<UUID> started = new HashSet<>();
+                            while (rs.next()) {
+                                started.add(rs.getObject(1, UUID.class));
+                            }
+                            return started;
+                        },
+                        shared.now(),
+                        ids,
+                        dispatchIds);
     }
 
     /**
@@ -92,16 +98,20 @@ public final class WorkerTransitions {
             Param<UUID[]> ids = DSL.param("ids", SQLDataType.UUID.array());
             Param<UUID[]> dispatchIds = DSL.param("dispatch_ids", SQLDataType.UUID.array());
             DSLContext planned = mapped(ctx);
-            statement = RenderedStatement.of(planned, planned
-                    .update(OUTBOX_DELIVERIES)
-                    .set(OUTBOX_DELIVERIES.STARTED_AT, DSL.greatest(now, OUTBOX_DELIVERIES.DISPATCHED_AT))
-                    .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                    .where(DeliveryTransitions.DISPATCHED_BY_ID)
-                    .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids)))
-                    .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
-                    .and(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.job)))
-                    .and(again ? DSL.noCondition() : OUTBOX_DELIVERIES.STARTED_AT.isNull())
-                    .returning(OUTBOX_DELIVERIES.ID), now, ids, dispatchIds);
+            statement = RenderedStatement.of(
+                    planned,
+                    planned.update(OUTBOX_DELIVERIES)
+                            .set(OUTBOX_DELIVERIES.STARTED_AT, DSL.greatest(now, OUTBOX_DELIVERIES.DISPATCHED_AT))
+                            .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                            .where(DeliveryTransitions.DISPATCHED_BY_ID)
+                            .and(OUTBOX_DELIVERIES.ID.eq(DSL.any(ids)))
+                            .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIds)))
+                            .and(OUTBOX_DELIVERIES.KIND.eq(DSL.inline(OutboxRouteKind.job)))
+                            .and(again ? DSL.noCondition() : OUTBOX_DELIVERIES.STARTED_AT.isNull())
+                            .returning(OUTBOX_DELIVERIES.ID),
+                    now,
+                    ids,
+                    dispatchIds);
             if (again) {
                 startAgain = statement;
             } else {
@@ -120,16 +130,17 @@ public final class WorkerTransitions {
     public boolean fail(DSLContext ctx, Dispatch dispatch, FailureReason reason) {
         OffsetDateTime now = shared.now();
         return mapped(ctx)
-                .update(OUTBOX_DELIVERIES)
-                .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.failed)
-                .set(OUTBOX_DELIVERIES.FAILED_AT, now)
-                .set(OUTBOX_DELIVERIES.FAILURE_REASON, reason.code())
-                .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
-                .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
-                .where(DeliveryTransitions.DISPATCHED_BY_ID)
-                .and(OUTBOX_DELIVERIES.ID.eq(dispatch.deliveryId()))
-                .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(dispatch.dispatchId()))
-                .execute() == 1;
+                        .update(OUTBOX_DELIVERIES)
+                        .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.failed)
+                        .set(OUTBOX_DELIVERIES.FAILED_AT, now)
+                        .set(OUTBOX_DELIVERIES.FAILURE_REASON, reason.code())
+                        .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT, DSL.inline((OffsetDateTime) null))
+                        .set(OUTBOX_DELIVERIES.UPDATED_AT, now)
+                        .where(DeliveryTransitions.DISPATCHED_BY_ID)
+                        .and(OUTBOX_DELIVERIES.ID.eq(dispatch.deliveryId()))
+                        .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(dispatch.dispatchId()))
+                        .execute()
+                == 1;
     }
 
     /** T8: failed {@code worker_died} (an {@code Error} in the handler, or a shutdown that could not wait for it). */

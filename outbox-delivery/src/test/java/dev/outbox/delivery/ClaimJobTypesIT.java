@@ -36,20 +36,31 @@ class ClaimJobTypesIT {
         db.truncate();
         dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
         ctx = OutboxDsl.mapped(dsl, db.tables());
-        relay = new RelayTransitions(db.tables(), new RouteTable(Map.of()), Clock.fixed(NOW.toInstant(), ZoneOffset.UTC));
+        relay = new RelayTransitions(
+                db.tables(), new RouteTable(Map.of()), Clock.fixed(NOW.toInstant(), ZoneOffset.UTC));
     }
 
     @Test
     void claimsOnlyReadyJobDeliveriesOfTheGivenJobTypes() {
-        OutboxDeliveriesRecord mine = DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW).jobType("send-confirmation").insert(ctx);
-        OutboxDeliveriesRecord other = DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW).jobType("charge-card").queue("payments")
+        OutboxDeliveriesRecord mine = DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
+                .jobType("send-confirmation")
                 .insert(ctx);
-        OutboxDeliveriesRecord publish = DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW).jobType("send-confirmation")
-                .publish("orders", "order.placed").insert(ctx);
-        OutboxDeliveriesRecord later = DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW).jobType("send-confirmation").queue("later")
-                .availableAt(NOW.plusSeconds(1)).insert(ctx);
+        OutboxDeliveriesRecord other = DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
+                .jobType("charge-card")
+                .queue("payments")
+                .insert(ctx);
+        OutboxDeliveriesRecord publish = DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
+                .jobType("send-confirmation")
+                .publish("orders", "order.placed")
+                .insert(ctx);
+        OutboxDeliveriesRecord later = DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
+                .jobType("send-confirmation")
+                .queue("later")
+                .availableAt(NOW.plusSeconds(1))
+                .insert(ctx);
 
-        List<Claimed> claimed = dsl.transactionResult(c -> relay.claim(c.dsl(), 10, List.of("send-confirmation", "archive")));
+        List<Claimed> claimed =
+                dsl.transactionResult(c -> relay.claim(c.dsl(), 10, List.of("send-confirmation", "archive")));
 
         assertThat(claimed).singleElement().satisfies(c -> {
             assertThat(c.deliveryId()).isEqualTo(mine.getId());
@@ -79,6 +90,8 @@ class ClaimJobTypesIT {
     }
 
     private OutboxDeliveriesRecord row(OutboxDeliveriesRecord r) {
-        return ctx.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(r.getId())).fetchSingle();
+        return ctx.selectFrom(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.ID.eq(r.getId()))
+                .fetchSingle();
     }
 }

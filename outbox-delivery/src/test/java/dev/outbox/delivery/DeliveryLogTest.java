@@ -30,20 +30,60 @@ class DeliveryLogTest {
         }
 
         @Override
-        protected void handleNormalizedLoggingCall(Level level, Marker marker, String pattern, Object[] args, Throwable t) {
+        protected void handleNormalizedLoggingCall(
+                Level level, Marker marker, String pattern, Object[] args, Throwable t) {
             lines.add(new Line(level, MessageFormatter.basicArrayFormat(pattern, args)));
         }
 
-        @Override public boolean isTraceEnabled() { return true; }
-        @Override public boolean isTraceEnabled(Marker marker) { return true; }
-        @Override public boolean isDebugEnabled() { return true; }
-        @Override public boolean isDebugEnabled(Marker marker) { return true; }
-        @Override public boolean isInfoEnabled() { return true; }
-        @Override public boolean isInfoEnabled(Marker marker) { return true; }
-        @Override public boolean isWarnEnabled() { return true; }
-        @Override public boolean isWarnEnabled(Marker marker) { return true; }
-        @Override public boolean isErrorEnabled() { return true; }
-        @Override public boolean isErrorEnabled(Marker marker) { return true; }
+        @Override
+        public boolean isTraceEnabled() {
+            return true;
+        }
+
+        @Override
+        public boolean isTraceEnabled(Marker marker) {
+            return true;
+        }
+
+        @Override
+        public boolean isDebugEnabled() {
+            return true;
+        }
+
+        @Override
+        public boolean isDebugEnabled(Marker marker) {
+            return true;
+        }
+
+        @Override
+        public boolean isInfoEnabled() {
+            return true;
+        }
+
+        @Override
+        public boolean isInfoEnabled(Marker marker) {
+            return true;
+        }
+
+        @Override
+        public boolean isWarnEnabled() {
+            return true;
+        }
+
+        @Override
+        public boolean isWarnEnabled(Marker marker) {
+            return true;
+        }
+
+        @Override
+        public boolean isErrorEnabled() {
+            return true;
+        }
+
+        @Override
+        public boolean isErrorEnabled(Marker marker) {
+            return true;
+        }
     }
 
     static final UUID EVENT = UUID.randomUUID();
@@ -58,13 +98,31 @@ class DeliveryLogTest {
     void logsAScheduledRetryAsAWarningNamingBothIds() {
         CapturingLogger log = new CapturingLogger();
 
-        DeliveryLog.retryOutcome(log, new RetryOutcome(DELIVERY, EVENT, UUID.randomUUID(), "send-confirmation", "emails",
-                OutboxDeliveryStatus.pending, 1, AT, null), "timeout");
+        DeliveryLog.retryOutcome(
+                log,
+                new RetryOutcome(
+                        DELIVERY,
+                        EVENT,
+                        UUID.randomUUID(),
+                        "send-confirmation",
+                        "emails",
+                        OutboxDeliveryStatus.pending,
+                        1,
+                        AT,
+                        null),
+                "timeout");
 
         assertThat(log.lines).singleElement().satisfies(line -> {
             assertThat(line.level()).isEqualTo(Level.WARN);
-            assertThat(line.message()).contains("retry scheduled", "send-confirmation", "emails", "timeout", AT.toString(),
-                    EVENT.toString(), DELIVERY.toString());
+            assertThat(line.message())
+                    .contains(
+                            "retry scheduled",
+                            "send-confirmation",
+                            "emails",
+                            "timeout",
+                            AT.toString(),
+                            EVENT.toString(),
+                            DELIVERY.toString());
         });
         assertThat(MDC.get("outboxEventId")).isNull();
     }
@@ -73,13 +131,29 @@ class DeliveryLogTest {
     void logsAFinalFailureAsAnErrorWithTheReasonAndBothIds() {
         CapturingLogger log = new CapturingLogger();
 
-        DeliveryLog.retryOutcome(log, new RetryOutcome(DELIVERY, EVENT, UUID.randomUUID(), "send-confirmation", "emails",
-                OutboxDeliveryStatus.failed, 3, AT, FailureReason.RETRIES_EXHAUSTED), "job_error");
+        DeliveryLog.retryOutcome(
+                log,
+                new RetryOutcome(
+                        DELIVERY,
+                        EVENT,
+                        UUID.randomUUID(),
+                        "send-confirmation",
+                        "emails",
+                        OutboxDeliveryStatus.failed,
+                        3,
+                        AT,
+                        FailureReason.RETRIES_EXHAUSTED),
+                "job_error");
 
         assertThat(log.lines).singleElement().satisfies(line -> {
             assertThat(line.level()).isEqualTo(Level.ERROR);
-            assertThat(line.message()).contains("failed for good", "3 attempt(s)", "retries_exhausted", EVENT.toString(),
-                    DELIVERY.toString());
+            assertThat(line.message())
+                    .contains(
+                            "failed for good",
+                            "3 attempt(s)",
+                            "retries_exhausted",
+                            EVENT.toString(),
+                            DELIVERY.toString());
         });
         assertThat(MDC.get("outboxDeliveryId")).isNull();
     }

@@ -23,8 +23,16 @@ class DeliveryMessageTest {
     static final UUID DISPATCH = UUID.fromString("01890a5d-ac96-774b-bcce-b302099a8059");
 
     private static DeliveryMessage message() {
-        return new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "send-confirmation", 2, true,
-                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "vendor=x");
+        return new DeliveryMessage(
+                EVENT,
+                DELIVERY,
+                DISPATCH,
+                "order.placed",
+                "send-confirmation",
+                2,
+                true,
+                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                "vendor=x");
     }
 
     @Test
@@ -35,17 +43,21 @@ class DeliveryMessageTest {
 
     @Test
     void writesTheDocumentedBody() {
-        DeliveryMessage m = new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.\"placed\"", "send-confirmation", 1, false, null, "v=1");
-        assertThat(new String(m.toJson(), StandardCharsets.UTF_8)).isEqualTo("{\"eventId\":\"" + EVENT + "\",\"deliveryId\":\"" + DELIVERY
-                + "\",\"dispatchId\":\"" + DISPATCH + "\",\"eventType\":\"order.\\\"placed\\\"\",\"jobType\":\"send-confirmation\","
-                + "\"attempt\":1,\"lastAttempt\":false,\"tracestate\":\"v=1\"}");
+        DeliveryMessage m = new DeliveryMessage(
+                EVENT, DELIVERY, DISPATCH, "order.\"placed\"", "send-confirmation", 1, false, null, "v=1");
+        assertThat(new String(m.toJson(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"eventId\":\"" + EVENT + "\",\"deliveryId\":\"" + DELIVERY
+                        + "\",\"dispatchId\":\"" + DISPATCH
+                        + "\",\"eventType\":\"order.\\\"placed\\\"\",\"jobType\":\"send-confirmation\","
+                        + "\"attempt\":1,\"lastAttempt\":false,\"tracestate\":\"v=1\"}");
     }
 
     @ParameterizedTest
     @MethodSource("bodies")
-    void writesTheSameBytesAsJacksonWhetherOrNotAValueNeedsEscaping(String eventType, String jobType, String traceparent,
-            String tracestate) throws Exception {
-        DeliveryMessage m = new DeliveryMessage(EVENT, DELIVERY, DISPATCH, eventType, jobType, 12, false, traceparent, tracestate);
+    void writesTheSameBytesAsJacksonWhetherOrNotAValueNeedsEscaping(
+            String eventType, String jobType, String traceparent, String tracestate) throws Exception {
+        DeliveryMessage m =
+                new DeliveryMessage(EVENT, DELIVERY, DISPATCH, eventType, jobType, 12, false, traceparent, tracestate);
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put("eventId", EVENT.toString());
         fields.put("deliveryId", DELIVERY.toString());
@@ -68,7 +80,11 @@ class DeliveryMessageTest {
     static Stream<Arguments> bodies() {
         return Stream.of(
                 Arguments.of("order.placed", "send-confirmation", null, null),
-                Arguments.of("a:b/c-d_e", "job ~!@#$%^&*()", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "v=1,w=2"),
+                Arguments.of(
+                        "a:b/c-d_e",
+                        "job ~!@#$%^&*()",
+                        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                        "v=1,w=2"),
                 Arguments.of("order.placed", "back\\slash \"quoted\"", null, "tab\there"),
                 Arguments.of("order.placed", "caf\u00e9 \u20ac \ud83d\ude00", null, "line\nbreak \u0001 \u007f"));
     }
@@ -82,9 +98,12 @@ class DeliveryMessageTest {
 
     @Test
     void carriesOnlyItsTraceContextInItsHeaders() {
-        assertThat(message().traceHeaders()).containsExactly(
-                entry(DeliveryMessage.HEADER_TRACEPARENT, "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
-                entry(DeliveryMessage.HEADER_TRACESTATE, "vendor=x"));
+        assertThat(message().traceHeaders())
+                .containsExactly(
+                        entry(
+                                DeliveryMessage.HEADER_TRACEPARENT,
+                                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+                        entry(DeliveryMessage.HEADER_TRACESTATE, "vendor=x"));
     }
 
     @Test
@@ -95,13 +114,19 @@ class DeliveryMessageTest {
         assertThat(props.getType()).isEqualTo(message().jobType());
         assertThat(props.getContentType()).isEqualTo(DeliveryMessage.CONTENT_TYPE);
         assertThat(props.getHeaders()).isEqualTo(message().traceHeaders());
-        assertThat(new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "job", 1, false, null, null).properties().getHeaders()).isNull();
+        assertThat(new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "job", 1, false, null, null)
+                        .properties()
+                        .getHeaders())
+                .isNull();
     }
 
     @Test
     void hasNoHeadersWithoutATraceContext() {
-        assertThat(new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "job", 1, false, null, null).traceHeaders()).isNull();
-        assertThat(new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "job", 1, false, null, "vendor=x").traceHeaders())
+        assertThat(new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "job", 1, false, null, null)
+                        .traceHeaders())
+                .isNull();
+        assertThat(new DeliveryMessage(EVENT, DELIVERY, DISPATCH, "order.placed", "job", 1, false, null, "vendor=x")
+                        .traceHeaders())
                 .containsOnlyKeys(DeliveryMessage.HEADER_TRACESTATE);
     }
 
@@ -109,12 +134,15 @@ class DeliveryMessageTest {
     void readsABodyWithFieldsItDoesNotKnow() {
         String body = "{\"eventId\":\"" + EVENT + "\",\"deliveryId\":\"" + DELIVERY + "\",\"dispatchId\":\"" + DISPATCH
                 + "\",\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":1,\"lastAttempt\":false,\"addedLater\":true}";
-        assertThat(DeliveryMessage.fromJson(body.getBytes(StandardCharsets.UTF_8)).jobType()).isEqualTo("j");
+        assertThat(DeliveryMessage.fromJson(body.getBytes(StandardCharsets.UTF_8))
+                        .jobType())
+                .isEqualTo("j");
     }
 
     @Test
     void readsTheLastOfARepeatedFieldAndNeverAFieldOfANestedObject() {
-        String body = "{\"jobType\":\"first\",\"other\":{\"eventId\":\"" + DISPATCH + "\",\"jobType\":\"nested\"},\"list\":[{\"a\":[1]}],"
+        String body = "{\"jobType\":\"first\",\"other\":{\"eventId\":\"" + DISPATCH
+                + "\",\"jobType\":\"nested\"},\"list\":[{\"a\":[1]}],"
                 + "\"eventId\":\"" + EVENT + "\",\"deliveryId\":\"" + DELIVERY + "\",\"dispatchId\":\"" + DISPATCH
                 + "\",\"eventType\":\"e\",\"jobType\":\"last\",\"attempt\":1,\"lastAttempt\":false}";
         DeliveryMessage m = DeliveryMessage.fromJson(body.getBytes(StandardCharsets.UTF_8));
@@ -132,7 +160,8 @@ class DeliveryMessageTest {
     }
 
     private static String body(String eventId, String deliveryId, String dispatchId, String rest) {
-        return "{" + field("eventId", eventId) + field("deliveryId", deliveryId) + field("dispatchId", dispatchId) + rest + "}";
+        return "{" + field("eventId", eventId) + field("deliveryId", deliveryId) + field("dispatchId", dispatchId)
+                + rest + "}";
     }
 
     private static String field(String name, String value) {
@@ -151,38 +180,160 @@ class DeliveryMessageTest {
                 Arguments.of("empty body", "", "not a JSON object", null, null, null),
                 Arguments.of("not an object", "[1,2]", "not a JSON object", null, null, null),
                 Arguments.of("a string", "\"text\"", "not a JSON object", null, null, null),
-                Arguments.of("missing eventId", body(null, q(DELIVERY), q(DISPATCH), OK_REST), "eventId", null, DELIVERY, DISPATCH),
-                Arguments.of("eventId not a UUID", body(q("nope"), q(DELIVERY), q(DISPATCH), OK_REST), "eventId", null, DELIVERY, DISPATCH),
-                Arguments.of("eventId a number", body("42", q(DELIVERY), q(DISPATCH), OK_REST), "eventId", null, DELIVERY, DISPATCH),
-                Arguments.of("missing deliveryId", body(q(EVENT), null, q(DISPATCH), OK_REST), "deliveryId", EVENT, null, DISPATCH),
-                Arguments.of("short deliveryId", body(q(EVENT), q("1-1-1-1-1"), q(DISPATCH), OK_REST), "deliveryId", EVENT, null, DISPATCH),
-                Arguments.of("missing dispatchId", body(q(EVENT), q(DELIVERY), null, OK_REST), "dispatchId", EVENT, DELIVERY, null),
-                Arguments.of("missing eventType", body(q(EVENT), q(DELIVERY), q(DISPATCH),
-                        "\"jobType\":\"j\",\"attempt\":1,\"lastAttempt\":false"), "eventType", EVENT, DELIVERY, DISPATCH),
-                Arguments.of("missing jobType", body(q(EVENT), q(DELIVERY), q(DISPATCH),
-                        "\"eventType\":\"e\",\"attempt\":1,\"lastAttempt\":false"), "jobType", EVENT, DELIVERY, DISPATCH),
-                Arguments.of("jobType not a string", body(q(EVENT), q(DELIVERY), q(DISPATCH),
-                        "\"eventType\":\"e\",\"jobType\":7,\"attempt\":1,\"lastAttempt\":false"), "jobType", EVENT, DELIVERY, DISPATCH),
-                Arguments.of("missing attempt", body(q(EVENT), q(DELIVERY), q(DISPATCH),
-                        "\"eventType\":\"e\",\"jobType\":\"j\",\"lastAttempt\":false"), "attempt", EVENT, DELIVERY, DISPATCH),
-                Arguments.of("attempt zero", body(q(EVENT), q(DELIVERY), q(DISPATCH),
-                        "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":0,\"lastAttempt\":false"), "attempt", EVENT, DELIVERY, DISPATCH),
-                Arguments.of("attempt fractional", body(q(EVENT), q(DELIVERY), q(DISPATCH),
-                        "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":1.5,\"lastAttempt\":false"), "attempt", EVENT, DELIVERY, DISPATCH),
-                Arguments.of("attempt as text", body(q(EVENT), q(DELIVERY), q(DISPATCH),
-                        "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":\"1\",\"lastAttempt\":false"), "attempt", EVENT, DELIVERY, DISPATCH),
-                Arguments.of("attempt too large", body(q(EVENT), q(DELIVERY), q(DISPATCH),
-                        "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":99999999999,\"lastAttempt\":false"), "attempt", EVENT, DELIVERY, DISPATCH),
-                Arguments.of("missing lastAttempt", body(q(EVENT), q(DELIVERY), q(DISPATCH),
-                        "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":1"), "lastAttempt", EVENT, DELIVERY, DISPATCH),
-                Arguments.of("lastAttempt as text", body(q(EVENT), q(DELIVERY), q(DISPATCH),
-                        "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":1,\"lastAttempt\":\"true\""), "lastAttempt", EVENT, DELIVERY, DISPATCH));
+                Arguments.of(
+                        "missing eventId",
+                        body(null, q(DELIVERY), q(DISPATCH), OK_REST),
+                        "eventId",
+                        null,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "eventId not a UUID",
+                        body(q("nope"), q(DELIVERY), q(DISPATCH), OK_REST),
+                        "eventId",
+                        null,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "eventId a number",
+                        body("42", q(DELIVERY), q(DISPATCH), OK_REST),
+                        "eventId",
+                        null,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "missing deliveryId",
+                        body(q(EVENT), null, q(DISPATCH), OK_REST),
+                        "deliveryId",
+                        EVENT,
+                        null,
+                        DISPATCH),
+                Arguments.of(
+                        "short deliveryId",
+                        body(q(EVENT), q("1-1-1-1-1"), q(DISPATCH), OK_REST),
+                        "deliveryId",
+                        EVENT,
+                        null,
+                        DISPATCH),
+                Arguments.of(
+                        "missing dispatchId",
+                        body(q(EVENT), q(DELIVERY), null, OK_REST),
+                        "dispatchId",
+                        EVENT,
+                        DELIVERY,
+                        null),
+                Arguments.of(
+                        "missing eventType",
+                        body(
+                                q(EVENT),
+                                q(DELIVERY),
+                                q(DISPATCH),
+                                "\"jobType\":\"j\",\"attempt\":1,\"lastAttempt\":false"),
+                        "eventType",
+                        EVENT,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "missing jobType",
+                        body(
+                                q(EVENT),
+                                q(DELIVERY),
+                                q(DISPATCH),
+                                "\"eventType\":\"e\",\"attempt\":1,\"lastAttempt\":false"),
+                        "jobType",
+                        EVENT,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "jobType not a string",
+                        body(
+                                q(EVENT),
+                                q(DELIVERY),
+                                q(DISPATCH),
+                                "\"eventType\":\"e\",\"jobType\":7,\"attempt\":1,\"lastAttempt\":false"),
+                        "jobType",
+                        EVENT,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "missing attempt",
+                        body(
+                                q(EVENT),
+                                q(DELIVERY),
+                                q(DISPATCH),
+                                "\"eventType\":\"e\",\"jobType\":\"j\",\"lastAttempt\":false"),
+                        "attempt",
+                        EVENT,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "attempt zero",
+                        body(
+                                q(EVENT),
+                                q(DELIVERY),
+                                q(DISPATCH),
+                                "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":0,\"lastAttempt\":false"),
+                        "attempt",
+                        EVENT,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "attempt fractional",
+                        body(
+                                q(EVENT),
+                                q(DELIVERY),
+                                q(DISPATCH),
+                                "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":1.5,\"lastAttempt\":false"),
+                        "attempt",
+                        EVENT,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "attempt as text",
+                        body(
+                                q(EVENT),
+                                q(DELIVERY),
+                                q(DISPATCH),
+                                "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":\"1\",\"lastAttempt\":false"),
+                        "attempt",
+                        EVENT,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "attempt too large",
+                        body(
+                                q(EVENT),
+                                q(DELIVERY),
+                                q(DISPATCH),
+                                "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":99999999999,\"lastAttempt\":false"),
+                        "attempt",
+                        EVENT,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "missing lastAttempt",
+                        body(q(EVENT), q(DELIVERY), q(DISPATCH), "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":1"),
+                        "lastAttempt",
+                        EVENT,
+                        DELIVERY,
+                        DISPATCH),
+                Arguments.of(
+                        "lastAttempt as text",
+                        body(
+                                q(EVENT),
+                                q(DELIVERY),
+                                q(DISPATCH),
+                                "\"eventType\":\"e\",\"jobType\":\"j\",\"attempt\":1,\"lastAttempt\":\"true\""),
+                        "lastAttempt",
+                        EVENT,
+                        DELIVERY,
+                        DISPATCH));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("malformedBodies")
-    void refusesAMalformedBodyNamingTheFieldAndKeepingTheIdsItCouldRead(String what, String body, String problem, UUID eventId,
-            UUID deliveryId, UUID dispatchId) {
+    void refusesAMalformedBodyNamingTheFieldAndKeepingTheIdsItCouldRead(
+            String what, String body, String problem, UUID eventId, UUID deliveryId, UUID dispatchId) {
         assertThatThrownBy(() -> DeliveryMessage.fromJson(body.getBytes(StandardCharsets.UTF_8)))
                 .isInstanceOfSatisfying(MalformedMessageException.class, e -> {
                     assertThat(e.eventId()).isEqualTo(Optional.ofNullable(eventId));

@@ -199,10 +199,8 @@ public final class DeliveryRows {
         OffsetDateTime timeoutAt = status == OutboxDeliveryStatus.dispatched
                 ? (deliveryTimeoutAt != null ? deliveryTimeoutAt : dispatched.plusSeconds(timeoutSeconds))
                 : null;
-        OffsetDateTime updated = updatedAt != null ? updatedAt
-                : finished != null ? finished
-                : dispatched != null ? dispatched
-                : created;
+        OffsetDateTime updated =
+                updatedAt != null ? updatedAt : finished != null ? finished : dispatched != null ? dispatched : created;
         OutboxDeliveriesRecord r = new OutboxDeliveriesRecord();
         r.setId(id);
         r.setEventId(eventId);
@@ -223,7 +221,8 @@ public final class DeliveryRows {
         r.setUnstartedTimeouts(unstartedTimeouts);
         r.setCompletedAt(status == OutboxDeliveryStatus.completed ? finished : null);
         r.setFailedAt(status == OutboxDeliveryStatus.failed ? finished : null);
-        r.setFailureReason(status == OutboxDeliveryStatus.failed ? (failureReason != null ? failureReason : "job_failed") : null);
+        r.setFailureReason(
+                status == OutboxDeliveryStatus.failed ? (failureReason != null ? failureReason : "job_failed") : null);
         r.setCreatedAt(created);
         r.setUpdatedAt(skippedAt != null && skippedAt.isAfter(updated) ? skippedAt : updated);
         r.setOrderingKey(orderingKey);
@@ -240,7 +239,9 @@ public final class DeliveryRows {
             r.setEventId(event(mapped, now.minusHours(1), now.minusHours(1)));
         }
         mapped.insertInto(OUTBOX_DELIVERIES).set(r).execute();
-        return mapped.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(r.getId())).fetchSingle();
+        return mapped.selectFrom(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.ID.eq(r.getId()))
+                .fetchSingle();
     }
 
     /** Records an {@code order.placed} event with an empty payload, routed at {@code routedAt} (null: unrouted). */

@@ -58,12 +58,20 @@ class DeliveryTransitionsIT {
     /** A delivery dispatched for the {@code attempts}-th time, waiting for its result. */
     private static OutboxDeliveriesRecord dispatched(List<Integer> delays, int attempts) {
         // dispatched 30 s before now with a 29 s timeout: due a second ago
-        return DeliveryRows.delivery(OutboxDeliveryStatus.dispatched, NOW).retryDelays(delays).attempts(attempts).timeoutSeconds(29)
-                .availableAt(AVAILABLE_AT).dispatchedAt(DISPATCHED_AT).deliveryTimeoutAt(TIMEOUT_AT).insert(ctx);
+        return DeliveryRows.delivery(OutboxDeliveryStatus.dispatched, NOW)
+                .retryDelays(delays)
+                .attempts(attempts)
+                .timeoutSeconds(29)
+                .availableAt(AVAILABLE_AT)
+                .dispatchedAt(DISPATCHED_AT)
+                .deliveryTimeoutAt(TIMEOUT_AT)
+                .insert(ctx);
     }
 
     private static OutboxDeliveriesRecord reload(UUID id) {
-        return ctx.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(id)).fetchSingle();
+        return ctx.selectFrom(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.ID.eq(id))
+                .fetchSingle();
     }
 
     static Stream<Arguments> cases() {
@@ -84,10 +92,12 @@ class DeliveryTransitionsIT {
 
     @ParameterizedTest(name = "delays {0}, attempt {1} fails -> {2}")
     @MethodSource("cases")
-    void retriesWithTheNextDelayOfItsOwnSnapshotOrFailsWhenNoneIsLeft(List<Integer> delays, int attempts, Integer expectedDelay) {
+    void retriesWithTheNextDelayOfItsOwnSnapshotOrFailsWhenNoneIsLeft(
+            List<Integer> delays, int attempts, Integer expectedDelay) {
         OutboxDeliveriesRecord before = dispatched(delays, attempts);
 
-        Optional<RetryOutcome> outcome = transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED);
+        Optional<RetryOutcome> outcome =
+                transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED);
 
         OutboxDeliveriesRecord after = reload(before.getId());
         assertThat(outcome).isPresent();
@@ -131,7 +141,9 @@ class DeliveryTransitionsIT {
     void agreesWithTheJavaRetryPolicyAndItsLastAttempt(List<Integer> delays, int attempts, Integer expectedDelay) {
         OutboxDeliveriesRecord before = dispatched(delays, attempts);
 
-        RetryOutcome o = transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.TIMEOUT).orElseThrow();
+        RetryOutcome o = transitions
+                .retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.TIMEOUT)
+                .orElseThrow();
 
         OptionalInt javaDelay = RetryPolicy.nextDelaySeconds(attempts, delays);
         assertThat(javaDelay.isPresent()).isEqualTo(o.retried());
@@ -147,7 +159,8 @@ class DeliveryTransitionsIT {
     void changesNothingForAnotherDispatchId() {
         OutboxDeliveriesRecord before = dispatched(List.of(60, 120), 1);
 
-        Optional<RetryOutcome> outcome = transitions.retryOrFail(ctx, before.getId(), UUID.randomUUID(), FailureReason.RETRIES_EXHAUSTED);
+        Optional<RetryOutcome> outcome =
+                transitions.retryOrFail(ctx, before.getId(), UUID.randomUUID(), FailureReason.RETRIES_EXHAUSTED);
 
         assertThat(outcome).isEmpty();
         assertThat(reload(before.getId())).isEqualTo(before);
@@ -157,7 +170,9 @@ class DeliveryTransitionsIT {
     void changesNothingForAnUnknownDelivery() {
         OutboxDeliveriesRecord before = dispatched(List.of(), 1);
 
-        assertThat(transitions.retryOrFail(ctx, UUID.randomUUID(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED)).isEmpty();
+        assertThat(transitions.retryOrFail(
+                        ctx, UUID.randomUUID(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED))
+                .isEmpty();
         assertThat(reload(before.getId())).isEqualTo(before);
     }
 
@@ -172,7 +187,9 @@ class DeliveryTransitionsIT {
                 .execute();
         OutboxDeliveriesRecord before = reload(pending.getId());
 
-        assertThat(transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED)).isEmpty();
+        assertThat(transitions.retryOrFail(
+                        ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED))
+                .isEmpty();
         assertThat(reload(before.getId())).isEqualTo(before);
     }
 
@@ -187,14 +204,17 @@ class DeliveryTransitionsIT {
                 .execute();
         OutboxDeliveriesRecord before = reload(done.getId());
 
-        assertThat(transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED)).isEmpty();
+        assertThat(transitions.retryOrFail(
+                        ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED))
+                .isEmpty();
         assertThat(reload(before.getId())).isEqualTo(before);
     }
 
     @Test
     void changesNothingForAFailedDelivery() {
         OutboxDeliveriesRecord failed = dispatched(List.of(60), 1);
-        assertThat(transitions.retryOrFail(ctx, failed.getId(), failed.getDispatchId(), FailureReason.JOB_FAILED)).isPresent();
+        assertThat(transitions.retryOrFail(ctx, failed.getId(), failed.getDispatchId(), FailureReason.JOB_FAILED))
+                .isPresent();
         OutboxDeliveriesRecord retried = reload(failed.getId());
         ctx.update(OUTBOX_DELIVERIES)
                 .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.failed)
@@ -204,17 +224,21 @@ class DeliveryTransitionsIT {
                 .execute();
         OutboxDeliveriesRecord before = reload(failed.getId());
 
-        assertThat(transitions.retryOrFail(ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED)).isEmpty();
+        assertThat(transitions.retryOrFail(
+                        ctx, before.getId(), before.getDispatchId(), FailureReason.RETRIES_EXHAUSTED))
+                .isEmpty();
         assertThat(reload(before.getId())).isEqualTo(before);
     }
 
     @Test
     void aSecondRetryOrFailOfTheSameDispatchFindsNothing() {
         OutboxDeliveriesRecord d = dispatched(List.of(60), 1);
-        assertThat(transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), FailureReason.TIMEOUT)).isPresent();
+        assertThat(transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), FailureReason.TIMEOUT))
+                .isPresent();
         OutboxDeliveriesRecord after = reload(d.getId());
 
-        assertThat(transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), FailureReason.TIMEOUT)).isEmpty();
+        assertThat(transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), FailureReason.TIMEOUT))
+                .isEmpty();
         assertThat(reload(d.getId())).isEqualTo(after);
     }
 
@@ -224,12 +248,18 @@ class DeliveryTransitionsIT {
         OutboxDeliveriesRecord fail = dispatched(List.of(), 1);
         OutboxDeliveriesRecord other = dispatched(List.of(60), 1);
 
-        List<RetryOutcome> outcomes = transitions.retryOrFail(ctx,
-                OUTBOX_DELIVERIES.ID.in(retry.getId(), fail.getId(), other.getId())
-                        .and(OUTBOX_DELIVERIES.DISPATCH_ID.in(retry.getDispatchId(), fail.getDispatchId(), UUID.randomUUID())),
+        List<RetryOutcome> outcomes = transitions.retryOrFail(
+                ctx,
+                OUTBOX_DELIVERIES
+                        .ID
+                        .in(retry.getId(), fail.getId(), other.getId())
+                        .and(OUTBOX_DELIVERIES.DISPATCH_ID.in(
+                                retry.getDispatchId(), fail.getDispatchId(), UUID.randomUUID())),
                 FailureReason.TIMEOUT);
 
-        assertThat(outcomes).extracting(RetryOutcome::deliveryId).containsExactlyInAnyOrder(retry.getId(), fail.getId());
+        assertThat(outcomes)
+                .extracting(RetryOutcome::deliveryId)
+                .containsExactlyInAnyOrder(retry.getId(), fail.getId());
         assertThat(reload(retry.getId()).getAvailableAt()).isEqualTo(NOW.plusSeconds(120));
         assertThat(reload(fail.getId()).getFailureReason()).isEqualTo("timeout");
         assertThat(reload(other.getId())).isEqualTo(other);
@@ -241,9 +271,13 @@ class DeliveryTransitionsIT {
         // a failure reason is an enum now: an external message cannot be passed at all; each code is
         // one the schema's CHECK (^[a-z][a-z0-9_]{0,63}$) admits
         OutboxDeliveriesRecord d = dispatched(List.of(), 1);
-        RetryOutcome o = transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), reason).orElseThrow();
+        RetryOutcome o = transitions
+                .retryOrFail(ctx, d.getId(), d.getDispatchId(), reason)
+                .orElseThrow();
         assertThat(o.failureReason()).isEqualTo(reason);
-        assertThat(reload(d.getId()).getFailureReason()).isEqualTo(reason.code()).matches("[a-z][a-z0-9_]{0,63}");
+        assertThat(reload(d.getId()).getFailureReason())
+                .isEqualTo(reason.code())
+                .matches("[a-z][a-z0-9_]{0,63}");
     }
 
     @Test
@@ -254,19 +288,23 @@ class DeliveryTransitionsIT {
                 .set(OUTBOX_DELIVERIES.FAILED_AT, d.getUpdatedAt())
                 .setNull(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT)
                 .set(OUTBOX_DELIVERIES.FAILURE_REASON, reason)
-                .where(OUTBOX_DELIVERIES.ID.eq(d.getId())).execute();
+                .where(OUTBOX_DELIVERIES.ID.eq(d.getId()))
+                .execute();
         assertThatThrownBy(() -> failWith.apply("Connection refused: 10.0.0.1"))
                 .isInstanceOf(org.jooq.exception.DataAccessException.class)
                 .hasMessageContaining("failure_reason_check");
         assertThat(reload(d.getId())).isEqualTo(d);
-        assertThat(failWith.apply(FailureReason.JOB_FAILED.code())).isEqualTo(1); // the same row with a code is admitted
+        assertThat(failWith.apply(FailureReason.JOB_FAILED.code()))
+                .isEqualTo(1); // the same row with a code is admitted
     }
 
     @Test
     void addsALongDelayAsExactSecondsWithoutCalendarRounding() {
         OutboxDeliveriesRecord d = dispatched(List.of(3_600 * 24 * 400), 1);
 
-        RetryOutcome o = transitions.retryOrFail(ctx, d.getId(), d.getDispatchId(), FailureReason.TIMEOUT).orElseThrow();
+        RetryOutcome o = transitions
+                .retryOrFail(ctx, d.getId(), d.getDispatchId(), FailureReason.TIMEOUT)
+                .orElseThrow();
 
         assertThat(o.availableAt().toInstant()).isEqualTo(NOW.toInstant().plusSeconds(3_600L * 24 * 400));
     }

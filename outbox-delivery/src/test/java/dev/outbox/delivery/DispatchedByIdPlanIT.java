@@ -42,6 +42,7 @@ class DispatchedByIdPlanIT {
     static DeliveryTransitions transitions;
     /** The deliveries still dispatched, and their dispatch ids. */
     static UUID[] ids;
+
     static UUID[] dispatchIds;
 
     @BeforeAll
@@ -53,18 +54,25 @@ class DispatchedByIdPlanIT {
         String deliveries = db.tables().schema() + "." + db.tables().deliveries();
         dsl.execute("alter table " + deliveries + " set (autovacuum_enabled = false)");
         dsl.execute("insert into " + events + " (id, event_type, payload, created_at, routed_at)"
-                + " select gen_random_uuid(), 'order.placed', '{}', now(), now() from generate_series(1, " + DISPATCHED + ")");
-        dsl.execute("insert into " + deliveries + " (id, event_id, job_type, queue_name, retry_delays_seconds, delivery_timeout_seconds,"
+                + " select gen_random_uuid(), 'order.placed', '{}', now(), now() from generate_series(1, " + DISPATCHED
+                + ")");
+        dsl.execute("insert into " + deliveries
+                + " (id, event_id, job_type, queue_name, retry_delays_seconds, delivery_timeout_seconds,"
                 + " status, attempts, dispatch_id, available_at, dispatched_at, delivery_timeout_at, created_at, updated_at)"
                 + " select gen_random_uuid(), id, 'send-confirmation', 'emails', '{60}', 30, 'dispatched', 1, gen_random_uuid(),"
                 + " now(), now(), now() + interval '30 s', now(), now() from " + events);
-        List<Record2<UUID, UUID>> all = ctx.select(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.DISPATCH_ID).from(OUTBOX_DELIVERIES)
-                .orderBy(OUTBOX_DELIVERIES.ID).fetch();
+        List<Record2<UUID, UUID>> all = ctx.select(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.DISPATCH_ID)
+                .from(OUTBOX_DELIVERIES)
+                .orderBy(OUTBOX_DELIVERIES.ID)
+                .fetch();
         // completed in groups, as a worker does, each group its own transaction
         for (int from = 0; from < DISPATCHED - LEFT; from += LEFT) {
             List<Record2<UUID, UUID>> group = all.subList(from, from + LEFT);
-            assertThat(transitions.complete(ctx, group.stream().map(Record2::value1).toArray(UUID[]::new),
-                    group.stream().map(Record2::value2).toArray(UUID[]::new))).hasSize(LEFT);
+            assertThat(transitions.complete(
+                            ctx,
+                            group.stream().map(Record2::value1).toArray(UUID[]::new),
+                            group.stream().map(Record2::value2).toArray(UUID[]::new)))
+                    .hasSize(LEFT);
         }
         dsl.execute("analyze " + deliveries);
         List<Record2<UUID, UUID>> left = all.subList(DISPATCHED - LEFT, DISPATCHED);
@@ -87,9 +95,14 @@ class DispatchedByIdPlanIT {
     void theRetryOrFailOfAGroupLooksItsIdsUpInThePrimaryKey() {
         Param<UUID[]> idsParam = DSL.param("ids", SQLDataType.UUID.array());
         Param<UUID[]> dispatchIdsParam = DSL.param("dispatch_ids", SQLDataType.UUID.array());
-        RenderedStatement retryOrFail = transitions.retryOrFailStatement(ctx,
-                OUTBOX_DELIVERIES.ID.eq(DSL.any(idsParam)).and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIdsParam))),
-                idsParam, dispatchIdsParam);
+        RenderedStatement retryOrFail = transitions.retryOrFailStatement(
+                ctx,
+                OUTBOX_DELIVERIES
+                        .ID
+                        .eq(DSL.any(idsParam))
+                        .and(OUTBOX_DELIVERIES.DISPATCH_ID.eq(DSL.any(dispatchIdsParam))),
+                idsParam,
+                dispatchIdsParam);
 
         String scans = scans(retryOrFail, NOW, FailureReason.PUBLISH_FAILED.code(), ids, dispatchIds);
 
@@ -102,6 +115,8 @@ class DispatchedByIdPlanIT {
         UUID[] theirDispatches = Arrays.copyOf(dispatchIds, 10);
 
         assertThat(transitions.complete(ctx, some, theirDispatches)).containsExactlyInAnyOrder(some);
-        assertThat(transitions.complete(ctx, some, theirDispatches)).as("a second completion finds them settled").isEmpty();
+        assertThat(transitions.complete(ctx, some, theirDispatches))
+                .as("a second completion finds them settled")
+                .isEmpty();
     }
 }

@@ -20,13 +20,17 @@ class LogDigestTest {
         assertThat(digest.warn("timed out", "emails", "delivery a")).isTrue();
         assertThat(digest.warn("timed out", "emails", "delivery b")).isFalse();
         assertThat(digest.warn("timed out", "emails", "delivery c")).isFalse();
-        assertThat(digest.warn("timed out", "sms", "delivery d")).as("another queue").isTrue();
+        assertThat(digest.warn("timed out", "sms", "delivery d"))
+                .as("another queue")
+                .isTrue();
         assertThat(log.lines).isEmpty();
 
         nanos.addAndGet(Duration.ofSeconds(10).toNanos());
         digest.flushIfDue();
 
-        assertThat(log.lines).containsExactly(new Line(Level.WARN, "2 more × timed out (queue emails) in the last 10 s, e.g. delivery b"));
+        assertThat(log.lines)
+                .containsExactly(
+                        new Line(Level.WARN, "2 more × timed out (queue emails) in the last 10 s, e.g. delivery b"));
     }
 
     @Test
@@ -38,7 +42,9 @@ class LogDigestTest {
         assertThat(log.lines).isEmpty();
 
         nanos.addAndGet(Duration.ofSeconds(1).toNanos());
-        assertThat(digest.warn("timed out", "emails", "delivery c")).as("a new interval: the first again").isTrue();
+        assertThat(digest.warn("timed out", "emails", "delivery c"))
+                .as("a new interval: the first again")
+                .isTrue();
         assertThat(log.lines).hasSize(1);
     }
 
@@ -52,8 +58,11 @@ class LogDigestTest {
 
         digest.flush();
 
-        assertThat(log.lines).containsExactly(new Line(Level.ERROR, "2 more delivery(ies) failed for good in the last 1 s than are logged"
-                + " one by one (20 per 10 s), e.g. delivery x"));
+        assertThat(log.lines)
+                .containsExactly(new Line(
+                        Level.ERROR,
+                        "2 more delivery(ies) failed for good in the last 1 s than are logged"
+                                + " one by one (20 per 10 s), e.g. delivery x"));
         assertThat(digest.error("delivery z")).isTrue();
     }
 
@@ -63,6 +72,11 @@ class LogDigestTest {
         digest.warn("dropped", "evil\nqueue", "delivery b");
         digest.flush();
 
-        assertThat(log.lines).singleElement().extracting(Line::message).asString().contains("evil\\u000aqueue").doesNotContain("\n");
+        assertThat(log.lines)
+                .singleElement()
+                .extracting(Line::message)
+                .asString()
+                .contains("evil\\u000aqueue")
+                .doesNotContain("\n");
     }
 }

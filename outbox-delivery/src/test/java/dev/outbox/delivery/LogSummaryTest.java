@@ -15,8 +15,8 @@ class LogSummaryTest {
 
     final AtomicLong nanos = new AtomicLong();
     final CapturingLogger log = new CapturingLogger();
-    final LogSummary summary = new LogSummary(log, "relay", List.of("events routed", "dispatched", "timed out"), nanos::get,
-            Duration.ofSeconds(60));
+    final LogSummary summary = new LogSummary(
+            log, "relay", List.of("events routed", "dispatched", "timed out"), nanos::get, Duration.ofSeconds(60));
 
     @Test
     void writesOneInfoLineOfTheIntervalsSumsLeavingOutTheZeros() {
@@ -30,7 +30,9 @@ class LogSummaryTest {
         nanos.addAndGet(Duration.ofSeconds(1).toNanos());
         summary.flushIfDue();
 
-        assertThat(log.lines).containsExactly(new Line(Level.INFO, "relay in the last 60 s: 3 passes, 1,503 events routed, 1,202 dispatched"));
+        assertThat(log.lines)
+                .containsExactly(new Line(
+                        Level.INFO, "relay in the last 60 s: 3 passes, 1,503 events routed, 1,202 dispatched"));
     }
 
     @Test
@@ -54,13 +56,17 @@ class LogSummaryTest {
         summary.add(2, 0, 0);
         nanos.addAndGet(Duration.ofSeconds(60).toNanos());
         summary.flushIfDue();
-        assertThat(log.lines).extracting(Line::message).containsExactly("relay in the last 60 s: 1 pass, 1 events routed",
-                "relay in the last 60 s: 1 pass, 2 events routed");
+        assertThat(log.lines)
+                .extracting(Line::message)
+                .containsExactly(
+                        "relay in the last 60 s: 1 pass, 1 events routed",
+                        "relay in the last 60 s: 1 pass, 2 events routed");
     }
 
     @Test
     void countsThatDoNotMatchTheNamesAreRefused() {
-        assertThatThrownBy(() -> summary.add(1, 2)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> summary.add(1, 2))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("3 counts expected (events routed, dispatched, timed out), got 2");
     }
 }

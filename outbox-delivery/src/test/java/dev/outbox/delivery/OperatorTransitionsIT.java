@@ -61,9 +61,13 @@ class OperatorTransitionsIT {
 
     static UUID event(@Nullable OffsetDateTime routedAt, OffsetDateTime createdAt) {
         UUID id = UUID.randomUUID();
-        mapped.insertInto(OUTBOX_EVENTS).set(OUTBOX_EVENTS.ID, id).set(OUTBOX_EVENTS.EVENT_TYPE, "order.placed")
-                .set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{}")).set(OUTBOX_EVENTS.CREATED_AT, createdAt)
-                .set(OUTBOX_EVENTS.ROUTED_AT, routedAt).execute();
+        mapped.insertInto(OUTBOX_EVENTS)
+                .set(OUTBOX_EVENTS.ID, id)
+                .set(OUTBOX_EVENTS.EVENT_TYPE, "order.placed")
+                .set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{}"))
+                .set(OUTBOX_EVENTS.CREATED_AT, createdAt)
+                .set(OUTBOX_EVENTS.ROUTED_AT, routedAt)
+                .execute();
         return id;
     }
 
@@ -84,7 +88,7 @@ class OperatorTransitionsIT {
         r.setCreatedAt(OLD.minusSeconds(1));
         r.setUpdatedAt(at);
         switch (status) {
-            case pending -> { }
+            case pending -> {}
             case dispatched -> {
                 r.setDispatchedAt(at);
                 r.setDeliveryTimeoutAt(at.plusSeconds(300));
@@ -108,7 +112,9 @@ class OperatorTransitionsIT {
     }
 
     static @Nullable OutboxDeliveriesRecord row(UUID id) {
-        return mapped.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(id)).fetchOne();
+        return mapped.selectFrom(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.ID.eq(id))
+                .fetchOne();
     }
 
     static boolean eventExists(UUID id) {
@@ -135,7 +141,9 @@ class OperatorTransitionsIT {
     }
 
     @ParameterizedTest(name = "requeue from {0} changes nothing")
-    @EnumSource(value = OutboxDeliveryStatus.class, names = {"pending", "dispatched", "completed"})
+    @EnumSource(
+            value = OutboxDeliveryStatus.class,
+            names = {"pending", "dispatched", "completed"})
     void requeueChangesNothingButAFailedDelivery(OutboxDeliveryStatus status) {
         UUID id = delivery(status, OLD);
         OutboxDeliveriesRecord before = row(id);
@@ -175,7 +183,9 @@ class OperatorTransitionsIT {
     }
 
     @ParameterizedTest(name = "removal of a {0} delivery changes nothing")
-    @EnumSource(value = OutboxDeliveryStatus.class, names = {"pending", "dispatched", "completed"})
+    @EnumSource(
+            value = OutboxDeliveryStatus.class,
+            names = {"pending", "dispatched", "completed"})
     void removalChangesNothingButAFailedDelivery(OutboxDeliveryStatus status) {
         UUID id = delivery(status, OLD);
 
@@ -187,7 +197,9 @@ class OperatorTransitionsIT {
     void purgesCompletedDeliveriesOlderThanTheCutoffOnly() {
         UUID oldCompleted = delivery(OutboxDeliveryStatus.completed, OLD);
         UUID recentCompleted = delivery(OutboxDeliveryStatus.completed, RECENT);
-        List<UUID> others = List.of(delivery(OutboxDeliveryStatus.failed, OLD), delivery(OutboxDeliveryStatus.pending, OLD),
+        List<UUID> others = List.of(
+                delivery(OutboxDeliveryStatus.failed, OLD),
+                delivery(OutboxDeliveryStatus.pending, OLD),
                 delivery(OutboxDeliveryStatus.dispatched, OLD));
         assertThat(transitions.countCompleted(dsl, CUTOFF)).isEqualTo(1);
 
@@ -236,7 +248,9 @@ class OperatorTransitionsIT {
         UUID done = event(OLD, OLD);
         delivery(done, OutboxDeliveryStatus.completed, OLD);
         assertThat(transitions.countFinishedEvents(dsl, null, null)).isEqualTo(1);
-        assertThat(transitions.countFinishedEvents(dsl, CUTOFF, null)).as("once its completed delivery is purged").isEqualTo(2);
+        assertThat(transitions.countFinishedEvents(dsl, CUTOFF, null))
+                .as("once its completed delivery is purged")
+                .isEqualTo(2);
 
         OperatorTransitions.Swept swept = transitions.purgeFinishedEvents(dsl, null, 1000);
 
@@ -251,14 +265,16 @@ class OperatorTransitionsIT {
     @Test
     void sweepsEventsInIdOrderFromTheCursor() {
         List<UUID> ids = List.of(event(OLD, OLD), event(OLD, OLD), event(OLD, OLD)).stream()
-                .sorted(OperatorTransitions::compareAsPostgres).toList();
+                .sorted(OperatorTransitions::compareAsPostgres)
+                .toList();
 
         OperatorTransitions.Swept first = transitions.purgeFinishedEvents(dsl, null, 2);
         OperatorTransitions.Swept second = transitions.purgeFinishedEvents(dsl, first.last(), 2);
 
         assertThat(first).isEqualTo(new OperatorTransitions.Swept(2, ids.get(1)));
         assertThat(second).isEqualTo(new OperatorTransitions.Swept(1, ids.get(2)));
-        assertThat(transitions.purgeFinishedEvents(dsl, second.last(), 2)).isEqualTo(new OperatorTransitions.Swept(0, null));
+        assertThat(transitions.purgeFinishedEvents(dsl, second.last(), 2))
+                .isEqualTo(new OperatorTransitions.Swept(0, null));
     }
 
     @Test
@@ -279,7 +295,9 @@ class OperatorTransitionsIT {
     void comparesUuidsAsPostgresOrdersThem() {
         UUID low = UUID.fromString("00000000-0000-0000-0000-000000000001");
         UUID high = UUID.fromString("ffffffff-0000-0000-0000-000000000000");
-        Boolean lowerInPostgres = mapped.select(DSL.field(DSL.val(low).lt(DSL.val(high)))).fetchSingle().value1();
+        Boolean lowerInPostgres = mapped.select(DSL.field(DSL.val(low).lt(DSL.val(high))))
+                .fetchSingle()
+                .value1();
 
         assertThat(lowerInPostgres).isTrue();
         assertThat(OperatorTransitions.compareAsPostgres(low, high)).isNegative();

@@ -39,17 +39,21 @@ class OrderedClaimPlanIT {
     static void manyClaimedSinceTheLastVacuum() {
         DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
         ctx = OutboxDsl.mapped(dsl, db.tables());
-        DeliveryTemplate track = new DeliveryTemplate(RouteKind.JOB, "track", "tracking", null, null, List.of(60), 300,
-                DeliveryTemplate.BLOCK);
-        relay = new RelayTransitions(db.tables(), new RouteTable(Map.of("shipment.changed", List.of(track))),
+        DeliveryTemplate track = new DeliveryTemplate(
+                RouteKind.JOB, "track", "tracking", null, null, List.of(60), 300, DeliveryTemplate.BLOCK);
+        relay = new RelayTransitions(
+                db.tables(),
+                new RouteTable(Map.of("shipment.changed", List.of(track))),
                 Clock.fixed(NOW.toInstant(), ZoneOffset.UTC));
         String events = db.tables().schema() + "." + db.tables().events();
         String deliveries = db.tables().schema() + "." + db.tables().deliveries();
         dsl.execute("alter table " + deliveries + " set (autovacuum_enabled = false)");
-        dsl.execute("insert into " + events + " (id, event_type, payload, created_at, routed_at, ordering_key, ordering_position)"
+        dsl.execute("insert into " + events
+                + " (id, event_type, payload, created_at, routed_at, ordering_key, ordering_position)"
                 + " select gen_random_uuid(), 'shipment.changed', '{}', now(), now(), 'K' || (i % " + KEYS + "), i"
                 + " from generate_series(1, " + DELIVERIES + ") i");
-        dsl.execute("insert into " + deliveries + " (id, event_id, job_type, queue_name, retry_delays_seconds, delivery_timeout_seconds,"
+        dsl.execute("insert into " + deliveries
+                + " (id, event_id, job_type, queue_name, retry_delays_seconds, delivery_timeout_seconds,"
                 + " status, attempts, available_at, created_at, updated_at, ordering_key, ordering_position, ordering_policy)"
                 + " select gen_random_uuid(), id, 'track', 'tracking', '{60}', 300, 'pending', 0, now() - interval '1 minute',"
                 + " now(), now(), ordering_key, ordering_position, 'block' from " + events);
@@ -66,7 +70,11 @@ class OrderedClaimPlanIT {
 
     /** The scans of the claim's UPDATE itself (the table without an alias), not of the choice in its subquery. */
     private static String updateScans(String scans) {
-        return String.join("\n", scans.lines().filter(line -> line.contains(" on outbox_deliveries  ")).toList());
+        return String.join(
+                "\n",
+                scans.lines()
+                        .filter(line -> line.contains(" on outbox_deliveries  "))
+                        .toList());
     }
 
     @Test

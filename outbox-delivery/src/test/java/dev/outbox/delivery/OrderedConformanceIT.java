@@ -70,11 +70,14 @@ class OrderedConformanceIT {
 
     /** The ordered route of every row here (the rows' defaults: job send-confirmation to emails, [60, 120], 29 s). */
     static DeliveryTemplate route(String policy) {
-        return new DeliveryTemplate(RouteKind.JOB, "send-confirmation", "emails", null, null, List.of(60, 120), 29, policy);
+        return new DeliveryTemplate(
+                RouteKind.JOB, "send-confirmation", "emails", null, null, List.of(60, 120), 29, policy);
     }
 
     static RelayTransitions relay(String policy) {
-        return new RelayTransitions(db.tables(), new RouteTable(Map.of("order.placed", List.of(route(policy)))),
+        return new RelayTransitions(
+                db.tables(),
+                new RouteTable(Map.of("order.placed", List.of(route(policy)))),
                 Clock.fixed(NOW.toInstant(), ZoneOffset.UTC));
     }
 
@@ -82,7 +85,9 @@ class OrderedConformanceIT {
 
     /** Where the other delivery stands: the same (route, key), another key of the route, or the same key on another route. */
     enum Other {
-        SAME_KEY, OTHER_KEY, OTHER_ROUTE
+        SAME_KEY,
+        OTHER_KEY,
+        OTHER_ROUTE
     }
 
     /**
@@ -111,8 +116,9 @@ class OrderedConformanceIT {
 
         @Override
         public String toString() {
-            return "T2o, policy " + policy + ", " + other.name().toLowerCase().replace('_', ' ') + " " + status.name().toLowerCase()
-                    + (skipped ? " and skipped" : "") + (ahead ? " ahead" : " behind") + (candidateAdmitted() ? " -> claims it" : " -> leaves it");
+            return "T2o, policy " + policy + ", " + other.name().toLowerCase().replace('_', ' ') + " "
+                    + status.name().toLowerCase() + (skipped ? " and skipped" : "") + (ahead ? " ahead" : " behind")
+                    + (candidateAdmitted() ? " -> claims it" : " -> leaves it");
         }
     }
 
@@ -122,7 +128,8 @@ class OrderedConformanceIT {
             for (Other other : Other.values()) {
                 for (OutboxDeliveryStatus status : OutboxDeliveryStatus.values()) {
                     for (boolean ahead : List.of(true, false)) {
-                        for (boolean skipped : status == OutboxDeliveryStatus.failed ? List.of(false, true) : List.of(false)) {
+                        for (boolean skipped :
+                                status == OutboxDeliveryStatus.failed ? List.of(false, true) : List.of(false)) {
                             cases.add(new Claim(policy, other, status, ahead, skipped));
                         }
                     }
@@ -135,7 +142,9 @@ class OrderedConformanceIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("claims")
     void t2oClaimsTheHeadOfAKeyAndNothingBehindOrBesideIt(Claim c) {
-        OutboxDeliveriesRecord candidate = DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW).ordering(KEY, 2, c.policy()).insert(ctx);
+        OutboxDeliveriesRecord candidate = DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
+                .ordering(KEY, 2, c.policy())
+                .insert(ctx);
         DeliveryRows otherRow = DeliveryRows.delivery(c.status(), NOW)
                 .ordering(c.other() == Other.OTHER_KEY ? "order-8" : KEY, c.ahead() ? 1 : 3, c.policy());
         if (c.other() == Other.OTHER_ROUTE) {
@@ -148,7 +157,9 @@ class OrderedConformanceIT {
         StoredRows.Stored candidateStored = rows.stored(candidate.getId());
         StoredRows.Stored otherStored = rows.stored(other.getId());
 
-        Set<UUID> claimed = relay(c.policy()).claim(dsl, 10).stream().map(Claimed::deliveryId).collect(Collectors.toSet());
+        Set<UUID> claimed = relay(c.policy()).claim(dsl, 10).stream()
+                .map(Claimed::deliveryId)
+                .collect(Collectors.toSet());
 
         Set<UUID> expected = new HashSet<>();
         if (c.candidateAdmitted()) {
@@ -162,10 +173,14 @@ class OrderedConformanceIT {
         if (c.candidateAdmitted()) {
             assertThat(after).isEqualTo(dispatchedNow(candidate, after));
         } else {
-            assertThat(rows.stored(candidate.getId())).as("the candidate, untouched").isEqualTo(candidateStored);
+            assertThat(rows.stored(candidate.getId()))
+                    .as("the candidate, untouched")
+                    .isEqualTo(candidateStored);
         }
         if (!c.otherAdmitted()) {
-            assertThat(rows.stored(other.getId())).as("the other delivery, untouched").isEqualTo(otherStored);
+            assertThat(rows.stored(other.getId()))
+                    .as("the other delivery, untouched")
+                    .isEqualTo(otherStored);
         }
     }
 
@@ -186,7 +201,8 @@ class OrderedConformanceIT {
     // ---------------------------------------------------------------- T9s and T9
 
     enum Operation {
-        T9S_SKIP("T9s skip"), T9_REQUEUE("T9 requeue");
+        T9S_SKIP("T9s skip"),
+        T9_REQUEUE("T9 requeue");
 
         final String label;
 
@@ -204,8 +220,8 @@ class OrderedConformanceIT {
 
         @Override
         public String toString() {
-            return operation.label + " from " + status.name().toLowerCase() + (skipped ? " and skipped" : "") + ", policy " + policy
-                    + (admitted() ? " -> changes the row" : " -> changes nothing");
+            return operation.label + " from " + status.name().toLowerCase() + (skipped ? " and skipped" : "")
+                    + ", policy " + policy + (admitted() ? " -> changes the row" : " -> changes nothing");
         }
     }
 
@@ -214,7 +230,8 @@ class OrderedConformanceIT {
         for (Operation op : Operation.values()) {
             for (OutboxDeliveryStatus status : OutboxDeliveryStatus.values()) {
                 for (String policy : List.of(BLOCK, SKIP)) {
-                    for (boolean skipped : status == OutboxDeliveryStatus.failed ? List.of(false, true) : List.of(false)) {
+                    for (boolean skipped :
+                            status == OutboxDeliveryStatus.failed ? List.of(false, true) : List.of(false)) {
                         cases.add(new Operate(op, status, policy, skipped));
                     }
                 }
@@ -233,7 +250,8 @@ class OrderedConformanceIT {
         OutboxDeliveriesRecord before = row.insert(ctx);
         StoredRows.Stored stored = rows.stored(before.getId());
 
-        Set<UUID> changed = c.operation() == Operation.T9S_SKIP ? operator.skip(dsl, List.of(before.getId()))
+        Set<UUID> changed = c.operation() == Operation.T9S_SKIP
+                ? operator.skip(dsl, List.of(before.getId()))
                 : operator.requeue(dsl, List.of(before.getId()));
 
         OutboxDeliveriesRecord after = rows.delivery(before.getId());
@@ -283,7 +301,8 @@ class OrderedConformanceIT {
 
     @ParameterizedTest(name = "T1o, policy {0}, event routed: {2}, existing delivery: {1}")
     @MethodSource("routing")
-    void t1oRoutesAKeyedEventOnceWithItsKeyPositionAndPolicy(String policy, @Nullable OutboxDeliveryStatus existing, boolean routed) {
+    void t1oRoutesAKeyedEventOnceWithItsKeyPositionAndPolicy(
+            String policy, @Nullable OutboxDeliveryStatus existing, boolean routed) {
         UUID eventId = UUID.randomUUID();
         ctx.insertInto(OUTBOX_EVENTS)
                 .set(OUTBOX_EVENTS.ID, eventId)
@@ -294,19 +313,31 @@ class OrderedConformanceIT {
                 .set(OUTBOX_EVENTS.ORDERING_KEY, KEY)
                 .set(OUTBOX_EVENTS.ORDERING_POSITION, 4L)
                 .execute();
-        OutboxDeliveriesRecord before = existing == null ? null
-                : DeliveryRows.delivery(existing, NOW).event(eventId).ordering(KEY, 4, policy).insert(ctx);
+        OutboxDeliveriesRecord before = existing == null
+                ? null
+                : DeliveryRows.delivery(existing, NOW)
+                        .event(eventId)
+                        .ordering(KEY, 4, policy)
+                        .insert(ctx);
         StoredRows.Stored stored = before == null ? null : rows.stored(before.getId());
         OutboxEventsRecord eventBefore = rows.event(eventId);
 
         RelayTransitions.Routed result = relay(policy).route(dsl, 10, null);
 
-        rows.assertRouted(result, eventId, routed, eventBefore, before, stored, NOW, id -> DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
-                .id(id)
-                .event(eventId)
-                .availableAt(NOW)
-                .createdAt(NOW)
-                .ordering(KEY, 4, policy)
-                .record());
+        rows.assertRouted(
+                result,
+                eventId,
+                routed,
+                eventBefore,
+                before,
+                stored,
+                NOW,
+                id -> DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
+                        .id(id)
+                        .event(eventId)
+                        .availableAt(NOW)
+                        .createdAt(NOW)
+                        .ordering(KEY, 4, policy)
+                        .record());
     }
 }

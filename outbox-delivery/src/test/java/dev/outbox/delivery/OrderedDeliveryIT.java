@@ -37,11 +37,12 @@ class OrderedDeliveryIT {
     @EventType("shipment.changed")
     record ShipmentChanged(String shipment, int step) {}
 
-    static final DeliveryTemplate BLOCKING = new DeliveryTemplate(RouteKind.JOB, "track", "tracking", null, null, List.of(60), 300,
-            DeliveryTemplate.BLOCK);
-    static final DeliveryTemplate SKIPPING = new DeliveryTemplate(RouteKind.JOB, "notify", "notifications", null, null, List.of(), 300,
-            DeliveryTemplate.SKIP);
-    static final DeliveryTemplate UNORDERED = new DeliveryTemplate(RouteKind.JOB, "audit", "audit", null, null, List.of(), 300);
+    static final DeliveryTemplate BLOCKING = new DeliveryTemplate(
+            RouteKind.JOB, "track", "tracking", null, null, List.of(60), 300, DeliveryTemplate.BLOCK);
+    static final DeliveryTemplate SKIPPING = new DeliveryTemplate(
+            RouteKind.JOB, "notify", "notifications", null, null, List.of(), 300, DeliveryTemplate.SKIP);
+    static final DeliveryTemplate UNORDERED =
+            new DeliveryTemplate(RouteKind.JOB, "audit", "audit", null, null, List.of(), 300);
 
     private final MutableClock clock = MutableClock.startingNow();
     private DSLContext dsl;
@@ -69,7 +70,8 @@ class OrderedDeliveryIT {
     }
 
     private UUID record(String key, int step) {
-        return dsl.transactionResult(tx -> outbox.record(tx.dsl(), NewEvent.of(new ShipmentChanged(key, step)).withOrderingKey(key)));
+        return dsl.transactionResult(tx -> outbox.record(
+                tx.dsl(), NewEvent.of(new ShipmentChanged(key, step)).withOrderingKey(key)));
     }
 
     private UUID recordUnkeyed(int step) {
@@ -89,12 +91,14 @@ class OrderedDeliveryIT {
     }
 
     private void complete(Claimed c) {
-        Set<UUID> completed = inTx(tx -> worker.complete(tx, List.of(new WorkerTransitions.Dispatch(c.deliveryId(), c.dispatchId()))));
+        Set<UUID> completed = inTx(
+                tx -> worker.complete(tx, List.of(new WorkerTransitions.Dispatch(c.deliveryId(), c.dispatchId()))));
         assertThat(completed).containsExactly(c.deliveryId());
     }
 
     private void fail(Claimed c) {
-        boolean failed = inTx(tx -> worker.fail(tx, new WorkerTransitions.Dispatch(c.deliveryId(), c.dispatchId()), FailureReason.JOB_FAILED));
+        boolean failed = inTx(tx -> worker.fail(
+                tx, new WorkerTransitions.Dispatch(c.deliveryId(), c.dispatchId()), FailureReason.JOB_FAILED));
         assertThat(failed).isTrue();
     }
 
@@ -111,7 +115,10 @@ class OrderedDeliveryIT {
     }
 
     private static Claimed of(List<Claimed> claimed, String jobType) {
-        return claimed.stream().filter(c -> c.jobType().equals(jobType)).findFirst().orElseThrow();
+        return claimed.stream()
+                .filter(c -> c.jobType().equals(jobType))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
@@ -119,23 +126,36 @@ class OrderedDeliveryIT {
         UUID a1 = record("A", 1);
         UUID b1 = record("B", 1);
         UUID a2 = record("A", 2);
-        List<UUID> batch = dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), List.of(
-                NewEvent.of(new ShipmentChanged("A", 3)).withOrderingKey("A"), NewEvent.of(new ShipmentChanged("B", 2)).withOrderingKey("B"),
-                NewEvent.of(new ShipmentChanged("A", 4)).withOrderingKey("A"))));
+        List<UUID> batch = dsl.transactionResult(tx -> outbox.recordAll(
+                tx.dsl(),
+                List.of(
+                        NewEvent.of(new ShipmentChanged("A", 3)).withOrderingKey("A"),
+                        NewEvent.of(new ShipmentChanged("B", 2)).withOrderingKey("B"),
+                        NewEvent.of(new ShipmentChanged("A", 4)).withOrderingKey("A"))));
         recordAndRollBack(); // rolled back: its position is given back
         UUID a5 = record("A", 5);
         UUID none = recordUnkeyed(1);
 
-        Map<UUID, Long> positions = OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.ORDERING_POSITION)
-                .from(OUTBOX_EVENTS).fetchMap(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.ORDERING_POSITION);
-        assertThat(positions).containsEntry(a1, 1L).containsEntry(a2, 2L).containsEntry(batch.get(0), 3L).containsEntry(batch.get(2), 4L)
-                .containsEntry(a5, 5L).containsEntry(b1, 1L).containsEntry(batch.get(1), 2L).containsEntry(none, null);
+        Map<UUID, Long> positions = OutboxDsl.mapped(dsl, db.tables())
+                .select(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.ORDERING_POSITION)
+                .from(OUTBOX_EVENTS)
+                .fetchMap(OUTBOX_EVENTS.ID, OUTBOX_EVENTS.ORDERING_POSITION);
+        assertThat(positions)
+                .containsEntry(a1, 1L)
+                .containsEntry(a2, 2L)
+                .containsEntry(batch.get(0), 3L)
+                .containsEntry(batch.get(2), 4L)
+                .containsEntry(a5, 5L)
+                .containsEntry(b1, 1L)
+                .containsEntry(batch.get(1), 2L)
+                .containsEntry(none, null);
     }
 
     private void recordAndRollBack() {
         try {
             dsl.transaction(tx -> {
-                outbox.record(tx.dsl(), NewEvent.of(new ShipmentChanged("A", 99)).withOrderingKey("A"));
+                outbox.record(
+                        tx.dsl(), NewEvent.of(new ShipmentChanged("A", 99)).withOrderingKey("A"));
                 throw new IllegalStateException("roll back");
             });
         } catch (IllegalStateException expected) {
@@ -152,16 +172,27 @@ class OrderedDeliveryIT {
         CountDownLatch firstRecorded = new CountDownLatch(1);
         CountDownLatch secondStarted = new CountDownLatch(1);
         CompletableFuture<Void> first = CompletableFuture.runAsync(() -> dsl.transaction(tx -> {
-            outbox.record(tx.dsl(), NewEvent.of(new ShipmentChanged("A", 1)).withOrderingKey("A").withId(laterId));
-            int pid = tx.dsl().fetchSingle(DSL.field("pg_backend_pid()", Integer.class)).value1();
+            outbox.record(
+                    tx.dsl(),
+                    NewEvent.of(new ShipmentChanged("A", 1))
+                            .withOrderingKey("A")
+                            .withId(laterId));
+            int pid = tx.dsl()
+                    .fetchSingle(DSL.field("pg_backend_pid()", Integer.class))
+                    .value1();
             firstRecorded.countDown();
             assertThat(secondStarted.await(10, TimeUnit.SECONDS)).isTrue();
-            await().atMost(Duration.ofSeconds(10)).until(() -> db.waitersOn(pid) == 1); // the second waits on the key's row
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> db.waitersOn(pid) == 1); // the second waits on the key's row
         }));
         assertThat(firstRecorded.await(10, TimeUnit.SECONDS)).isTrue();
         CompletableFuture<Void> second = CompletableFuture.runAsync(() -> dsl.transaction(tx -> {
             secondStarted.countDown();
-            outbox.record(tx.dsl(), NewEvent.of(new ShipmentChanged("A", 2)).withOrderingKey("A").withId(earlierId));
+            outbox.record(
+                    tx.dsl(),
+                    NewEvent.of(new ShipmentChanged("A", 2))
+                            .withOrderingKey("A")
+                            .withId(earlierId));
         }));
         first.get(20, TimeUnit.SECONDS);
         second.get(20, TimeUnit.SECONDS);
@@ -190,12 +221,16 @@ class OrderedDeliveryIT {
         assertThat(routed.unkeyed()).isEqualTo(1); // the unkeyed event's delivery of the ordered route goes unordered
 
         List<Claimed> first = claim(relay);
-        assertThat(first.stream().filter(c -> c.jobType().equals("track")).map(Claimed::eventId)).containsExactlyInAnyOrder(a1, b1, none);
+        assertThat(first.stream().filter(c -> c.jobType().equals("track")).map(Claimed::eventId))
+                .containsExactlyInAnyOrder(a1, b1, none);
         assertThat(first.stream().filter(c -> c.jobType().equals("audit")).map(Claimed::eventId))
                 .containsExactlyInAnyOrder(a1, a2, a3, b1, none);
         assertThat(claim(relay)).isEmpty();
 
-        complete(first.stream().filter(c -> c.jobType().equals("track") && c.eventId().equals(a1)).findFirst().orElseThrow());
+        complete(first.stream()
+                .filter(c -> c.jobType().equals("track") && c.eventId().equals(a1))
+                .findFirst()
+                .orElseThrow());
         List<Claimed> second = claim(relay);
         assertThat(events(second)).containsExactly(a2);
         complete(second.get(0));
@@ -204,8 +239,12 @@ class OrderedDeliveryIT {
 
     /** Rows of the deliveries table read so far by the current transaction (PostgreSQL's own count). */
     private long deliveryRowsRead(DSLContext tx) {
-        return tx.fetchSingle("select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) from pg_stat_xact_user_tables"
-                + " where schemaname = ? and relname = ?", db.tables().schema(), db.tables().deliveries()).get(0, Long.class);
+        return tx.fetchSingle(
+                        "select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) from pg_stat_xact_user_tables"
+                                + " where schemaname = ? and relname = ?",
+                        db.tables().schema(),
+                        db.tables().deliveries())
+                .get(0, Long.class);
     }
 
     @Test
@@ -217,7 +256,9 @@ class OrderedDeliveryIT {
             String key = "K" + k;
             dsl.transaction(tx -> {
                 for (int step = 1; step <= backlog; step++) {
-                    outbox.record(tx.dsl(), NewEvent.of(new ShipmentChanged(key, step)).withOrderingKey(key));
+                    outbox.record(
+                            tx.dsl(),
+                            NewEvent.of(new ShipmentChanged(key, step)).withOrderingKey(key));
                 }
             });
         }
@@ -226,7 +267,8 @@ class OrderedDeliveryIT {
             routed += batch.events();
         }
         assertThat(routed).isEqualTo(keys * backlog);
-        dsl.execute("ANALYZE " + db.tables().schema() + "." + db.tables().deliveries()); // as autovacuum does after so many rows
+        dsl.execute("ANALYZE " + db.tables().schema() + "."
+                + db.tables().deliveries()); // as autovacuum does after so many rows
 
         // one claim (T2, then T2o) finds the 10 heads among 2,000 pending deliveries of their keys
         long claimRead = dsl.transactionResult(tx -> {
@@ -241,18 +283,30 @@ class OrderedDeliveryIT {
             assertThat(relay.claim(tx.dsl(), 100)).isEmpty();
             return deliveryRowsRead(tx.dsl());
         });
-        assertThat(claimRead).as("rows read by a claim of 10 heads behind 2,000 pending deliveries").isLessThanOrEqualTo(10L * keys);
-        assertThat(idleRead).as("rows read by a look and a claim with every head in flight").isLessThanOrEqualTo(10L * keys);
+        assertThat(claimRead)
+                .as("rows read by a claim of 10 heads behind 2,000 pending deliveries")
+                .isLessThanOrEqualTo(10L * keys);
+        assertThat(idleRead)
+                .as("rows read by a look and a claim with every head in flight")
+                .isLessThanOrEqualTo(10L * keys);
     }
 
     private long position(UUID event) {
-        return OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_EVENTS.ORDERING_POSITION).from(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(event))
-                .fetchSingle().value1();
+        return OutboxDsl.mapped(dsl, db.tables())
+                .select(OUTBOX_EVENTS.ORDERING_POSITION)
+                .from(OUTBOX_EVENTS)
+                .where(OUTBOX_EVENTS.ID.eq(event))
+                .fetchSingle()
+                .value1();
     }
 
     private List<String> keysLeft() {
-        return OutboxDsl.mapped(dsl, db.tables()).select(dev.outbox.schema.Tables.OUTBOX_EVENTS_KEYS.ORDERING_KEY).from(dev.outbox.schema.Tables.OUTBOX_EVENTS_KEYS)
-                .orderBy(dev.outbox.schema.Tables.OUTBOX_EVENTS_KEYS.ORDERING_KEY).fetch().getValues(0, String.class);
+        return OutboxDsl.mapped(dsl, db.tables())
+                .select(dev.outbox.schema.Tables.OUTBOX_EVENTS_KEYS.ORDERING_KEY)
+                .from(dev.outbox.schema.Tables.OUTBOX_EVENTS_KEYS)
+                .orderBy(dev.outbox.schema.Tables.OUTBOX_EVENTS_KEYS.ORDERING_KEY)
+                .fetch()
+                .getValues(0, String.class);
     }
 
     @Test
@@ -273,8 +327,9 @@ class OrderedDeliveryIT {
         // a recording transaction of "recording" is open: it holds the key's row, and its event is not yet visible
         try (java.sql.Connection open = db.dataSource().getConnection()) {
             open.setAutoCommit(false);
-            UUID second = outbox.record(DSL.using(open, SQLDialect.POSTGRES), NewEvent.of(new ShipmentChanged("recording", 2))
-                    .withOrderingKey("recording"));
+            UUID second = outbox.record(
+                    DSL.using(open, SQLDialect.POSTGRES),
+                    NewEvent.of(new ShipmentChanged("recording", 2)).withOrderingKey("recording"));
 
             OperatorTransitions.KeysSwept swept = inTx(tx -> operator.purgeKeys(tx, null, 100));
             assertThat(swept.deleted()).isEqualTo(1);
@@ -291,8 +346,15 @@ class OrderedDeliveryIT {
     }
 
     private Claimed headOf(List<Claimed> claimed, String key) {
-        return claimed.stream().filter(c -> key.equals(OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_EVENTS.ORDERING_KEY).from(OUTBOX_EVENTS)
-                .where(OUTBOX_EVENTS.ID.eq(c.eventId())).fetchSingle().value1())).findFirst().orElseThrow();
+        return claimed.stream()
+                .filter(c -> key.equals(OutboxDsl.mapped(dsl, db.tables())
+                        .select(OUTBOX_EVENTS.ORDERING_KEY)
+                        .from(OUTBOX_EVENTS)
+                        .where(OUTBOX_EVENTS.ID.eq(c.eventId()))
+                        .fetchSingle()
+                        .value1()))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
@@ -303,8 +365,8 @@ class OrderedDeliveryIT {
         route(relay);
         Claimed head = claim(relay).get(0);
 
-        java.util.Optional<RetryOutcome> retry = inTx(tx -> worker.retryOrFail(tx, new WorkerTransitions.Dispatch(head.deliveryId(),
-                head.dispatchId())));
+        java.util.Optional<RetryOutcome> retry = inTx(
+                tx -> worker.retryOrFail(tx, new WorkerTransitions.Dispatch(head.deliveryId(), head.dispatchId())));
         assertThat(retry).hasValueSatisfying(r -> assertThat(r.retried()).isTrue());
         assertThat(claim(relay)).isEmpty(); // a2 waits behind its head's retry
         boolean waiting = inTx(relay::workWaiting);
@@ -379,7 +441,9 @@ class OrderedDeliveryIT {
         assertThat(claim(relay)).isEmpty();
         complete(requeued);
         assertThat(events(claim(relay))).containsExactly(a3);
-        assertThat(OutboxDsl.mapped(dsl, db.tables()).fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.SKIPPED_AT.isNotNull())).isZero();
+        assertThat(OutboxDsl.mapped(dsl, db.tables())
+                        .fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.SKIPPED_AT.isNotNull()))
+                .isZero();
     }
 
     @Test
@@ -396,9 +460,13 @@ class OrderedDeliveryIT {
         });
         assertThat(byTwo).isEmpty();
         assertThat(claim(two)).hasSize(1);
-        assertThat(OutboxDsl.mapped(dsl, db.tables()).fetchCount(OUTBOX_DELIVERIES,
-                OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched))).isEqualTo(2);
-        assertThat(Set.copyOf(OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_DELIVERIES.ORDERING_KEY).from(OUTBOX_DELIVERIES)
-                .fetch(OUTBOX_DELIVERIES.ORDERING_KEY))).containsExactlyInAnyOrder("A", "B");
+        assertThat(OutboxDsl.mapped(dsl, db.tables())
+                        .fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.dispatched)))
+                .isEqualTo(2);
+        assertThat(Set.copyOf(OutboxDsl.mapped(dsl, db.tables())
+                        .select(OUTBOX_DELIVERIES.ORDERING_KEY)
+                        .from(OUTBOX_DELIVERIES)
+                        .fetch(OUTBOX_DELIVERIES.ORDERING_KEY)))
+                .containsExactlyInAnyOrder("A", "B");
     }
 }

@@ -24,13 +24,15 @@ class PlannedDslIT {
 
     @Test
     void neverPreparesAPlannedStatementOnTheServer() {
-        assertThat(serverSideStatementsAfterTwentyRuns(ctx -> PlannedDsl.planned(ctx, db.tables()))).isZero();
+        assertThat(serverSideStatementsAfterTwentyRuns(ctx -> PlannedDsl.planned(ctx, db.tables())))
+                .isZero();
     }
 
     @Test
     void preparesThePlainContextsStatementsAsUsual() {
         // the counter-check of the test above: without the planned context pgjdbc does prepare them
-        assertThat(serverSideStatementsAfterTwentyRuns(ctx -> OutboxDsl.mapped(ctx, db.tables()))).isEqualTo(1);
+        assertThat(serverSideStatementsAfterTwentyRuns(ctx -> OutboxDsl.mapped(ctx, db.tables())))
+                .isEqualTo(1);
     }
 
     @Test
@@ -40,14 +42,23 @@ class PlannedDslIT {
         UUID[] ids = {UUID.randomUUID(), UUID.randomUUID()};
         Integer[] numbers = {1, null, -3};
         Boolean[] flags = {true, false};
-        var row = ctx.select(DSL.val(texts), DSL.val(ids), DSL.val(numbers), DSL.val(flags),
-                DSL.field(DSL.val(UUID.randomUUID()).eq(DSL.any(ids)))).fetchOne();
+        var row = ctx.select(
+                        DSL.val(texts),
+                        DSL.val(ids),
+                        DSL.val(numbers),
+                        DSL.val(flags),
+                        DSL.field(DSL.val(UUID.randomUUID()).eq(DSL.any(ids))))
+                .fetchOne();
         assertThat(row.value1()).containsExactly(texts);
         assertThat(row.value2()).containsExactly(ids);
         assertThat(row.value3()).containsExactly(numbers);
         assertThat(row.value4()).containsExactly(flags);
         assertThat(row.value5()).isFalse();
-        assertThat(ctx.selectCount().from(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(DSL.any(ids))).fetchOne(0, Integer.class)).isZero();
+        assertThat(ctx.selectCount()
+                        .from(OUTBOX_EVENTS)
+                        .where(OUTBOX_EVENTS.ID.eq(DSL.any(ids)))
+                        .fetchOne(0, Integer.class))
+                .isZero();
     }
 
     /** Runs one query twenty times on one connection, then counts the server-side statements of that session. */
@@ -56,12 +67,16 @@ class PlannedDslIT {
         Long prepared = dsl.connectionResult(connection -> {
             DSLContext ctx = context.apply(DSL.using(connection, SQLDialect.POSTGRES));
             for (int i = 0; i < 20; i++) { // pgjdbc's default prepares on the server from the fifth execution
-                ctx.selectCount().from(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ID.eq(UUID.randomUUID())).and(OUTBOX_EVENTS.ROUTED_AT.isNull())
+                ctx.selectCount()
+                        .from(OUTBOX_EVENTS)
+                        .where(OUTBOX_EVENTS.ID.eq(UUID.randomUUID()))
+                        .and(OUTBOX_EVENTS.ROUTED_AT.isNull())
                         .fetchOne(0, Long.class);
             }
             // the same session: pgjdbc's server-side statements are listed here once prepared
             return DSL.using(connection, SQLDialect.POSTGRES)
-                    .fetchOne("select count(*) from pg_prepared_statements where statement like '%outbox_events%'").get(0, Long.class);
+                    .fetchOne("select count(*) from pg_prepared_statements where statement like '%outbox_events%'")
+                    .get(0, Long.class);
         });
         return prepared;
     }

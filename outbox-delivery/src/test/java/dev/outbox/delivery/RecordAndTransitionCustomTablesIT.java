@@ -51,7 +51,8 @@ class RecordAndTransitionCustomTablesIT {
 
     @AfterAll
     static void dropSecondSchema() throws Exception {
-        try (Connection c = db.server().connect(); Statement s = c.createStatement()) {
+        try (Connection c = db.server().connect();
+                Statement s = c.createStatement()) {
             s.execute("DROP SCHEMA IF EXISTS " + tables.schema() + " CASCADE");
         }
     }
@@ -64,14 +65,19 @@ class RecordAndTransitionCustomTablesIT {
     void recordsIntoTheConfiguredTables() {
         Outbox outbox = Outbox.builder().tables(tables).notifications(false).build();
 
-        List<UUID> ids = dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), List.of(new OrderPlaced(1L), new OrderPlaced(2L))));
+        List<UUID> ids = dsl.transactionResult(
+                tx -> outbox.recordAll(tx.dsl(), List.of(new OrderPlaced(1L), new OrderPlaced(2L))));
 
         assertThat(count("app_events")).isEqualTo(2);
-        assertThat(dsl.select(DSL.field("id", UUID.class)).from(DSL.table(DSL.name(tables.schema(), "app_events"))).fetchSet(0, UUID.class))
+        assertThat(dsl.select(DSL.field("id", UUID.class))
+                        .from(DSL.table(DSL.name(tables.schema(), "app_events")))
+                        .fetchSet(0, UUID.class))
                 .containsExactlyInAnyOrderElementsOf(ids);
-        assertThat(dsl.fetchCount(DSL.table(DSL.name("information_schema", "tables")),
-                DSL.field("table_name").in("outbox_events", "outbox_deliveries"),
-                DSL.field("table_schema").in(db.schema(), tables.schema()))).isZero();
+        assertThat(dsl.fetchCount(
+                        DSL.table(DSL.name("information_schema", "tables")),
+                        DSL.field("table_name").in("outbox_events", "outbox_deliveries"),
+                        DSL.field("table_schema").in(db.schema(), tables.schema())))
+                .isZero();
     }
 
     @Test
@@ -94,12 +100,14 @@ class RecordAndTransitionCustomTablesIT {
         UUID dispatchId = row.getDispatchId();
 
         RetryOutcome o = new DeliveryTransitions(tables, Clock.fixed(now.toInstant(), ZoneOffset.UTC))
-                .retryOrFail(dsl, deliveryId, dispatchId, FailureReason.TIMEOUT).orElseThrow();
+                .retryOrFail(dsl, deliveryId, dispatchId, FailureReason.TIMEOUT)
+                .orElseThrow();
 
         assertThat(o.retried()).isTrue();
         assertThat(o.availableAt()).isEqualTo(now.plusSeconds(60));
         assertThat(count("app_deliveries")).isOne();
-        assertThat(ctx.fetchValue(DSL.select(OUTBOX_DELIVERIES.STATUS).from(OUTBOX_DELIVERIES))).isEqualTo(OutboxDeliveryStatus.pending);
+        assertThat(ctx.fetchValue(DSL.select(OUTBOX_DELIVERIES.STATUS).from(OUTBOX_DELIVERIES)))
+                .isEqualTo(OutboxDeliveryStatus.pending);
         assertThat(ctx.fetchCount(OUTBOX_EVENTS, OUTBOX_EVENTS.ID.eq(eventId))).isOne();
     }
 }

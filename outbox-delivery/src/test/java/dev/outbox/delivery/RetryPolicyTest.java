@@ -37,14 +37,16 @@ class RetryPolicyTest {
             for (int attempts = 1; attempts <= retries + 1; attempts++) {
                 assertThat(RetryPolicy.lastAttempt(attempts, retries))
                         .as("attempt %d of %d retries", attempts, retries)
-                        .isEqualTo(RetryPolicy.nextDelaySeconds(attempts, delays).isEmpty());
+                        .isEqualTo(
+                                RetryPolicy.nextDelaySeconds(attempts, delays).isEmpty());
             }
         }
     }
 
     @Test
     void refusesAttemptsBelowOne() {
-        assertThatThrownBy(() -> RetryPolicy.nextDelaySeconds(0, List.of(1))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> RetryPolicy.nextDelaySeconds(0, List.of(1)))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("attempts");
     }
 }

@@ -44,8 +44,8 @@ class StateMachineConformanceIT {
 
     static final OffsetDateTime NOW = OffsetDateTime.of(2030, 1, 2, 3, 4, 5, 0, ZoneOffset.UTC);
     /** The route of every row here: two retries, 29 s to deliver. */
-    static final DeliveryTemplate ROUTE = new DeliveryTemplate(RouteKind.JOB, "send-confirmation", "emails", null, null,
-            List.of(60, 120), 29);
+    static final DeliveryTemplate ROUTE =
+            new DeliveryTemplate(RouteKind.JOB, "send-confirmation", "emails", null, null, List.of(60, 120), 29);
 
     static DSLContext dsl;
     static DSLContext ctx;
@@ -101,7 +101,9 @@ class StateMachineConformanceIT {
 
     /** The dispatch id the transition is called with. */
     enum Dispatch {
-        CURRENT("current dispatch id"), STALE("stale dispatch id"), NONE("no dispatch id");
+        CURRENT("current dispatch id"),
+        STALE("stale dispatch id"),
+        NONE("no dispatch id");
 
         final String label;
 
@@ -112,7 +114,10 @@ class StateMachineConformanceIT {
 
     /** Where the row's available_at (T2) or delivery_timeout_at (T4) stands against now. */
     enum When {
-        BEFORE_NOW(-1), AT_NOW(0), AFTER_NOW(1), DEFAULT(0);
+        BEFORE_NOW(-1),
+        AT_NOW(0),
+        AFTER_NOW(1),
+        DEFAULT(0);
 
         final int sign;
 
@@ -126,7 +131,9 @@ class StateMachineConformanceIT {
      * id), attempt 1 (a retry left), or attempt 3 (none left).
      */
     enum Attempt {
-        NEVER(0), FIRST(1), LAST(3);
+        NEVER(0),
+        FIRST(1),
+        LAST(3);
 
         final int attempts;
 
@@ -157,7 +164,13 @@ class StateMachineConformanceIT {
         }
     }
 
-    record Case(Transition transition, OutboxDeliveryStatus from, Dispatch dispatch, When when, Attempt attempt, Start start) {
+    record Case(
+            Transition transition,
+            OutboxDeliveryStatus from,
+            Dispatch dispatch,
+            When when,
+            Attempt attempt,
+            Start start) {
 
         /** The guard of each transition, as docs/state-machine.md states it. */
         boolean admitted() {
@@ -168,7 +181,10 @@ class StateMachineConformanceIT {
                 case T2S_START -> current && !start.started();
                 case T2S_START_AGAIN -> current;
                 case T3U_RELEASE_UNSENT -> current && !start.started();
-                case T4_TIMED_OUT -> dispatched && when.sign <= 0 && (start == Start.STARTED_OVERDUE || start == Start.NOT_STARTED_AT_BOUND);
+                case T4_TIMED_OUT ->
+                    dispatched
+                            && when.sign <= 0
+                            && (start == Start.STARTED_OVERDUE || start == Start.NOT_STARTED_AT_BOUND);
                 case T4U_TIMED_OUT_UNSTARTED -> dispatched && when.sign <= 0 && start == Start.NOT_STARTED;
                 default -> current;
             };
@@ -182,10 +198,12 @@ class StateMachineConformanceIT {
         public String toString() {
             String timing = switch (when) {
                 case DEFAULT -> "";
-                case BEFORE_NOW, AT_NOW, AFTER_NOW -> ", " + (transition == Transition.T2_CLAIM ? "available_at " : "delivery_timeout_at ")
-                        + when.name().toLowerCase().replace('_', ' ');
+                case BEFORE_NOW, AT_NOW, AFTER_NOW ->
+                    ", " + (transition == Transition.T2_CLAIM ? "available_at " : "delivery_timeout_at ")
+                            + when.name().toLowerCase().replace('_', ' ');
             };
-            return transition + " from " + from.name().toLowerCase() + " (attempt " + attempt.attempts + "), " + dispatch.label + timing
+            return transition + " from " + from.name().toLowerCase() + " (attempt " + attempt.attempts + "), "
+                    + dispatch.label + timing
                     + (from == OutboxDeliveryStatus.dispatched ? ", " + start.label : "")
                     + (admitted() ? " -> changes the row" : " -> changes nothing");
         }
@@ -201,16 +219,19 @@ class StateMachineConformanceIT {
                     case completed, failed -> List.of(Attempt.FIRST);
                 };
                 for (Attempt attempt : attempts) {
-                    List<Dispatch> ids = !t.takesDispatchId ? List.of(Dispatch.NONE)
+                    List<Dispatch> ids = !t.takesDispatchId
+                            ? List.of(Dispatch.NONE)
                             // a row never dispatched has no dispatch id of its own to be called with
-                            : attempt == Attempt.NEVER ? List.of(Dispatch.STALE)
-                            : List.of(Dispatch.CURRENT, Dispatch.STALE);
+                            : attempt == Attempt.NEVER
+                                    ? List.of(Dispatch.STALE)
+                                    : List.of(Dispatch.CURRENT, Dispatch.STALE);
                     boolean sweep = t == Transition.T4_TIMED_OUT || t == Transition.T4U_TIMED_OUT_UNSTARTED;
                     boolean timed = t == Transition.T2_CLAIM || (sweep && from == OutboxDeliveryStatus.dispatched);
-                    List<When> whens = timed ? List.of(When.BEFORE_NOW, When.AT_NOW, When.AFTER_NOW) : List.of(When.DEFAULT);
-                    List<Start> starts = from != OutboxDeliveryStatus.dispatched ? List.of(Start.NOT_STARTED)
-                            : sweep ? List.of(Start.values())
-                            : List.of(Start.NOT_STARTED, Start.STARTED_RUNNING);
+                    List<When> whens =
+                            timed ? List.of(When.BEFORE_NOW, When.AT_NOW, When.AFTER_NOW) : List.of(When.DEFAULT);
+                    List<Start> starts = from != OutboxDeliveryStatus.dispatched
+                            ? List.of(Start.NOT_STARTED)
+                            : sweep ? List.of(Start.values()) : List.of(Start.NOT_STARTED, Start.STARTED_RUNNING);
                     for (Dispatch id : ids) {
                         for (When when : whens) {
                             for (Start start : starts) {
@@ -267,7 +288,8 @@ class StateMachineConformanceIT {
             // dispatched 30 s before now (the rows' default); the route's timeout is 29 s
             switch (c.start()) {
                 case NOT_STARTED -> row.startedAt(null);
-                case NOT_STARTED_AT_BOUND -> row.startedAt(null).unstartedTimeouts(RelayTransitions.MAX_UNSTARTED_TIMEOUTS);
+                case NOT_STARTED_AT_BOUND ->
+                    row.startedAt(null).unstartedTimeouts(RelayTransitions.MAX_UNSTARTED_TIMEOUTS);
                 case STARTED_OVERDUE -> row.startedAt(NOW.minusSeconds(30));
                 case STARTED_RUNNING -> row.startedAt(NOW.minusSeconds(10));
             }
@@ -281,17 +303,21 @@ class StateMachineConformanceIT {
         UUID[] dispatchIds = {dispatchId};
         WorkerTransitions.Dispatch dispatch = new WorkerTransitions.Dispatch(deliveryId, dispatchId);
         return switch (t) {
-            case T2_CLAIM -> relay.claim(dsl, 10).stream().map(Claimed::deliveryId).collect(Collectors.toSet());
+            case T2_CLAIM ->
+                relay.claim(dsl, 10).stream().map(Claimed::deliveryId).collect(Collectors.toSet());
             case T2S_START -> worker.start(dsl, List.of(dispatch), false);
             case T2S_START_AGAIN -> worker.start(dsl, List.of(dispatch), true);
             case PUBLISH_COMPLETION -> Set.copyOf(relay.completePublished(dsl, ids, dispatchIds));
             case T3_PUBLISH_REFUSED -> outcomes(relay.publishRefused(dsl, ids, dispatchIds));
             case T3U_RELEASE_UNSENT -> Set.copyOf(relay.releaseUnsent(dsl, ids, dispatchIds));
             case T4_TIMED_OUT -> outcomes(relay.timeOut(dsl, 10));
-            case T4U_TIMED_OUT_UNSTARTED -> relay.timeOutUnstarted(dsl, 10).stream().map(RelayTransitions.UnstartedTimeout::deliveryId)
-                    .collect(Collectors.toSet());
+            case T4U_TIMED_OUT_UNSTARTED ->
+                relay.timeOutUnstarted(dsl, 10).stream()
+                        .map(RelayTransitions.UnstartedTimeout::deliveryId)
+                        .collect(Collectors.toSet());
             case T5_COMPLETED -> worker.complete(dsl, List.of(dispatch));
-            case T6_RETRYABLE_ERROR -> outcomes(worker.retryOrFail(dsl, dispatch).stream().toList());
+            case T6_RETRYABLE_ERROR ->
+                outcomes(worker.retryOrFail(dsl, dispatch).stream().toList());
             case T7_JOB_FAILED -> worker.fail(dsl, dispatch, FailureReason.JOB_FAILED) ? Set.of(deliveryId) : Set.of();
             case T8_WORKER_DIED -> worker.workerDied(dsl, dispatch) ? Set.of(deliveryId) : Set.of();
         };
@@ -302,14 +328,18 @@ class StateMachineConformanceIT {
     }
 
     /** The row docs/state-machine.md describes after an admitted transition of {@code before}. */
-    private static OutboxDeliveriesRecord expected(Case c, OutboxDeliveriesRecord before, OutboxDeliveriesRecord after) {
+    private static OutboxDeliveriesRecord expected(
+            Case c, OutboxDeliveriesRecord before, OutboxDeliveriesRecord after) {
         OutboxDeliveriesRecord e = before.copy();
         e.setId(before.getId());
         e.setUpdatedAt(NOW);
         switch (c.transition()) {
             case T2_CLAIM -> {
                 // a new dispatch id, attempts + 1, dispatched now, due after the route's timeout
-                assertThat(after.getDispatchId()).as("the new dispatch id").isNotNull().isNotEqualTo(before.getDispatchId());
+                assertThat(after.getDispatchId())
+                        .as("the new dispatch id")
+                        .isNotNull()
+                        .isNotEqualTo(before.getDispatchId());
                 e.setStatus(OutboxDeliveryStatus.dispatched);
                 e.setDispatchId(after.getDispatchId());
                 e.setAttempts(before.getAttempts() + 1);
@@ -386,22 +416,32 @@ class StateMachineConformanceIT {
 
     @ParameterizedTest(name = "T1 route, event routed: {1}, existing delivery: {0}")
     @MethodSource("routing")
-    void routingCreatesAPendingDeliveryOnlyForAnUnroutedEventAndNeverTouchesAnExistingOne(@Nullable OutboxDeliveryStatus existing,
-            boolean routed) {
+    void routingCreatesAPendingDeliveryOnlyForAnUnroutedEventAndNeverTouchesAnExistingOne(
+            @Nullable OutboxDeliveryStatus existing, boolean routed) {
         UUID eventId = DeliveryRows.event(ctx, NOW.minusHours(1), routed ? NOW.minusMinutes(30) : null);
-        OutboxDeliveriesRecord before = existing == null ? null : DeliveryRows.delivery(existing, NOW).event(eventId).insert(ctx);
+        OutboxDeliveriesRecord before = existing == null
+                ? null
+                : DeliveryRows.delivery(existing, NOW).event(eventId).insert(ctx);
         StoredRows.Stored stored = before == null ? null : rows.stored(before.getId());
         OutboxEventsRecord eventBefore = rows.event(eventId);
 
         RelayTransitions.Routed result = relay.route(dsl, 10, null);
 
-        rows.assertRouted(result, eventId, routed, eventBefore, before, stored, NOW, id -> DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
-                .id(id)
-                .event(eventId)
-                .retryDelays(ROUTE.retryDelaysSeconds())
-                .timeoutSeconds(ROUTE.deliveryTimeoutSeconds())
-                .availableAt(NOW)
-                .createdAt(NOW)
-                .record());
+        rows.assertRouted(
+                result,
+                eventId,
+                routed,
+                eventBefore,
+                before,
+                stored,
+                NOW,
+                id -> DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
+                        .id(id)
+                        .event(eventId)
+                        .retryDelays(ROUTE.retryDelaysSeconds())
+                        .timeoutSeconds(ROUTE.deliveryTimeoutSeconds())
+                        .availableAt(NOW)
+                        .createdAt(NOW)
+                        .record());
     }
 }

@@ -2,7 +2,6 @@ package dev.outbox.delivery;
 
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.flyway.OutboxTables;
@@ -40,14 +39,17 @@ final class StoredRows {
 
     Stored stored(UUID deliveryId) {
         String table = tables.schema() + "." + tables.deliveries();
-        Record2<String, String> r = dsl.resultQuery("SELECT d.xmin::text, d::text FROM " + table + " d WHERE d.id = ?", deliveryId)
+        Record2<String, String> r = dsl.resultQuery(
+                        "SELECT d.xmin::text, d::text FROM " + table + " d WHERE d.id = ?", deliveryId)
                 .coerce(DSL.field("xmin", String.class), DSL.field("d", String.class))
                 .fetchSingle();
         return new Stored(r.value1(), r.value2());
     }
 
     OutboxDeliveriesRecord delivery(UUID id) {
-        return mapped.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(id)).fetchSingle();
+        return mapped.selectFrom(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.ID.eq(id))
+                .fetchSingle();
     }
 
     OutboxEventsRecord event(UUID id) {
@@ -60,10 +62,18 @@ final class StoredRows {
      * {@code expected} builds for the id it got; a delivery of the route that existed before stays
      * the only one, untouched (the unique key (event, job type, queue) stops a second one).
      */
-    void assertRouted(RelayTransitions.Routed result, UUID eventId, boolean wasRouted, OutboxEventsRecord eventBefore,
-            @Nullable OutboxDeliveriesRecord existing, @Nullable Stored existingStored, OffsetDateTime now,
+    void assertRouted(
+            RelayTransitions.Routed result,
+            UUID eventId,
+            boolean wasRouted,
+            OutboxEventsRecord eventBefore,
+            @Nullable OutboxDeliveriesRecord existing,
+            @Nullable Stored existingStored,
+            OffsetDateTime now,
             Function<UUID, OutboxDeliveriesRecord> expected) {
-        List<OutboxDeliveriesRecord> after = mapped.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId)).fetch();
+        List<OutboxDeliveriesRecord> after = mapped.selectFrom(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId))
+                .fetch();
         OutboxEventsRecord eventAfter = event(eventId);
         if (wasRouted) {
             assertThat(result.events()).isZero();

@@ -32,17 +32,20 @@ class TlsRefusalTest {
 
     @Test
     void aChainToNoTrustedCaIsUntrustedAndFatal() {
-        Exception e = driver(handshake(new CertificateException("PKIX path building failed",
-                new CertPathBuilderException("unable to find valid certification path"))));
+        Exception e = driver(handshake(new CertificateException(
+                "PKIX path building failed", new CertPathBuilderException("unable to find valid certification path"))));
 
         assertThat(TlsRefusal.of(e)).isEqualTo(TlsRefusal.UNTRUSTED);
         assertThat(DatabaseOutages.isTransient(e)).isFalse();
-        assertThat(DatabaseOutages.hint(e, null)).startsWith(": TLS: the server's certificate is not trusted").contains("sslrootcert");
+        assertThat(DatabaseOutages.hint(e, null))
+                .startsWith(": TLS: the server's certificate is not trusted")
+                .contains("sslrootcert");
     }
 
     @Test
     void anExpiredCertificateIsUntrusted() {
-        Exception e = handshake(new CertificateException("validity check failed",
+        Exception e = handshake(new CertificateException(
+                "validity check failed",
                 new CertPathValidatorException("validity check failed", new CertificateExpiredException("NotAfter"))));
 
         assertThat(TlsRefusal.of(e)).isEqualTo(TlsRefusal.UNTRUSTED);
@@ -50,14 +53,16 @@ class TlsRefusalTest {
 
     @Test
     void theJdksHostNameCheckIsAWrongHost() {
-        Exception e = handshake(new CertificateException("No subject alternative names matching IP address 127.0.0.1 found"));
+        Exception e =
+                handshake(new CertificateException("No subject alternative names matching IP address 127.0.0.1 found"));
 
         assertThat(TlsRefusal.of(e)).isEqualTo(TlsRefusal.WRONG_HOST);
     }
 
     @Test
     void theDriversVerifyFullHostNameCheckIsAWrongHostAndFatal() {
-        Exception e = new PSQLException("The hostname 127.0.0.1 could not be verified by hostnameverifier PgjdbcHostnameVerifier.",
+        Exception e = new PSQLException(
+                "The hostname 127.0.0.1 could not be verified by hostnameverifier PgjdbcHostnameVerifier.",
                 PSQLState.CONNECTION_FAILURE);
 
         assertThat(TlsRefusal.of(e)).isEqualTo(TlsRefusal.WRONG_HOST);

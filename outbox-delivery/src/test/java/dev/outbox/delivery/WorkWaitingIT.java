@@ -31,7 +31,8 @@ class WorkWaitingIT {
     static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
 
     static final OffsetDateTime NOW = OffsetDateTime.of(2030, 1, 2, 3, 4, 5, 0, ZoneOffset.UTC);
-    static final DeliveryTemplate ROUTE = new DeliveryTemplate(RouteKind.JOB, "send-confirmation", "emails", null, null, List.of(60), 29);
+    static final DeliveryTemplate ROUTE =
+            new DeliveryTemplate(RouteKind.JOB, "send-confirmation", "emails", null, null, List.of(60), 29);
 
     private DSLContext ctx;
     private RelayTransitions relay;
@@ -40,7 +41,9 @@ class WorkWaitingIT {
     void clean() throws Exception {
         db.truncate();
         ctx = OutboxDsl.mapped(DSL.using(db.dataSource(), SQLDialect.POSTGRES), db.tables());
-        relay = new RelayTransitions(db.tables(), new RouteTable(Map.of("order.placed", List.of(ROUTE), "order.archived", List.of())),
+        relay = new RelayTransitions(
+                db.tables(),
+                new RouteTable(Map.of("order.placed", List.of(ROUTE), "order.archived", List.of())),
                 Clock.fixed(NOW.toInstant(), ZoneOffset.UTC));
     }
 
@@ -49,8 +52,10 @@ class WorkWaitingIT {
             assertThat(c.getAutoCommit()).isTrue();
             boolean waiting = relay.workWaiting(DSL.using(c, SQLDialect.POSTGRES));
             DSLContext after = DSL.using(c, SQLDialect.POSTGRES);
-            assertThat(after.fetchOne("show enable_bitmapscan").get(0, String.class) + " " + after.fetchOne("show enable_seqscan")
-                    .get(0, String.class)).as("the settings ended with the statement").isEqualTo("on on");
+            assertThat(after.fetchOne("show enable_bitmapscan").get(0, String.class) + " "
+                            + after.fetchOne("show enable_seqscan").get(0, String.class))
+                    .as("the settings ended with the statement")
+                    .isEqualTo("on on");
             return waiting;
         }
     }
@@ -78,14 +83,18 @@ class WorkWaitingIT {
 
     @Test
     void anAvailablePendingDeliveryWaits() throws Exception {
-        DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW).availableAt(NOW).insert(ctx);
+        DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
+                .availableAt(NOW)
+                .insert(ctx);
 
         assertThat(workWaiting()).isTrue();
     }
 
     @Test
     void deliveriesThatAreNotAvailablePendingDoNotWait() throws Exception {
-        DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW).availableAt(NOW.plusSeconds(1)).insert(ctx);
+        DeliveryRows.delivery(OutboxDeliveryStatus.pending, NOW)
+                .availableAt(NOW.plusSeconds(1))
+                .insert(ctx);
         DeliveryRows.delivery(OutboxDeliveryStatus.dispatched, NOW).queue("q2").insert(ctx);
         DeliveryRows.delivery(OutboxDeliveryStatus.completed, NOW).queue("q3").insert(ctx);
         DeliveryRows.delivery(OutboxDeliveryStatus.failed, NOW).queue("q4").insert(ctx);
@@ -95,6 +104,9 @@ class WorkWaitingIT {
 
     private void unroutedOfType(String type) {
         UUID id = DeliveryRows.event(ctx, NOW, null);
-        ctx.update(OUTBOX_EVENTS).set(OUTBOX_EVENTS.EVENT_TYPE, type).where(OUTBOX_EVENTS.ID.eq(id)).execute();
+        ctx.update(OUTBOX_EVENTS)
+                .set(OUTBOX_EVENTS.EVENT_TYPE, type)
+                .where(OUTBOX_EVENTS.ID.eq(id))
+                .execute();
     }
 }

@@ -71,25 +71,35 @@ class WorkerTransitionsIT {
     }
 
     static OutboxDeliveriesRecord row(UUID id) {
-        return mapped.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(id)).fetchSingle();
+        return mapped.selectFrom(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.ID.eq(id))
+                .fetchSingle();
     }
 
     /** Each transition, as "did it change the row?". */
     static final List<Arguments> TRANSITIONS = List.of(
-            Arguments.of("T5 complete", (BiFunction<DSLContext, Dispatch, Boolean>) (ctx, d) -> !transitions.complete(ctx, List.of(d)).isEmpty()),
-            Arguments.of("T6 retryOrFail", (BiFunction<DSLContext, Dispatch, Boolean>) (ctx, d) -> transitions.retryOrFail(ctx, d).isPresent()),
-            Arguments.of("T7 fail", (BiFunction<DSLContext, Dispatch, Boolean>) (ctx, d) -> transitions.fail(ctx, d, FailureReason.JOB_FAILED)),
-            Arguments.of("T8 workerDied", (BiFunction<DSLContext, Dispatch, Boolean>) (ctx, d) -> transitions.workerDied(ctx, d)));
+            Arguments.of("T5 complete", (BiFunction<DSLContext, Dispatch, Boolean>)
+                    (ctx, d) -> !transitions.complete(ctx, List.of(d)).isEmpty()),
+            Arguments.of("T6 retryOrFail", (BiFunction<DSLContext, Dispatch, Boolean>)
+                    (ctx, d) -> transitions.retryOrFail(ctx, d).isPresent()),
+            Arguments.of("T7 fail", (BiFunction<DSLContext, Dispatch, Boolean>)
+                    (ctx, d) -> transitions.fail(ctx, d, FailureReason.JOB_FAILED)),
+            Arguments.of("T8 workerDied", (BiFunction<DSLContext, Dispatch, Boolean>)
+                    (ctx, d) -> transitions.workerDied(ctx, d)));
 
     static Stream<Arguments> everyTransitionFromEveryOtherStatus() {
-        return TRANSITIONS.stream().flatMap(t -> Stream.of(OutboxDeliveryStatus.pending, OutboxDeliveryStatus.completed,
-                OutboxDeliveryStatus.failed).map(s -> Arguments.of(t.get()[0], t.get()[1], s)));
+        return TRANSITIONS.stream()
+                .flatMap(t -> Stream.of(
+                                OutboxDeliveryStatus.pending,
+                                OutboxDeliveryStatus.completed,
+                                OutboxDeliveryStatus.failed)
+                        .map(s -> Arguments.of(t.get()[0], t.get()[1], s)));
     }
 
     @ParameterizedTest(name = "{0} from {2} changes nothing")
     @MethodSource("everyTransitionFromEveryOtherStatus")
-    void changesNothingFromAnyStatusButDispatched(String name, BiFunction<DSLContext, Dispatch, Boolean> transition,
-            OutboxDeliveryStatus status) {
+    void changesNothingFromAnyStatusButDispatched(
+            String name, BiFunction<DSLContext, Dispatch, Boolean> transition, OutboxDeliveryStatus status) {
         Dispatch d = insert(status);
         OutboxDeliveriesRecord before = row(d.deliveryId());
 
@@ -108,7 +118,8 @@ class WorkerTransitionsIT {
         Dispatch d = insert(OutboxDeliveryStatus.dispatched);
         OutboxDeliveriesRecord before = row(d.deliveryId());
 
-        assertThat(transition.apply(dsl, new Dispatch(d.deliveryId(), UUID.randomUUID()))).isFalse();
+        assertThat(transition.apply(dsl, new Dispatch(d.deliveryId(), UUID.randomUUID())))
+                .isFalse();
 
         assertThat(row(d.deliveryId())).isEqualTo(before);
     }
@@ -146,7 +157,8 @@ class WorkerTransitionsIT {
     void failsADispatchedDeliveryWithTheGivenReason() {
         Dispatch d = insert(OutboxDeliveryStatus.dispatched);
 
-        assertThat(transitions.fail(dsl, d, FailureReason.UNDESERIALIZABLE_EVENT)).isTrue();
+        assertThat(transitions.fail(dsl, d, FailureReason.UNDESERIALIZABLE_EVENT))
+                .isTrue();
 
         OutboxDeliveriesRecord r = row(d.deliveryId());
         assertThat(r.getStatus()).isEqualTo(OutboxDeliveryStatus.failed);

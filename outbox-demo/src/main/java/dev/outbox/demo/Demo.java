@@ -131,18 +131,21 @@ public final class Demo {
             Files.writeString(routes, routesFile(emails, payments, exchange));
             cleanup.add(0, () -> Files.deleteIfExists(routes));
 
-            // ---------------------------------------------------------------- another service reading the publish route
+            // ---------------------------------------------------------------- another service reading the publish
+            // route
             AtomicInteger published = new AtomicInteger();
             Channel analyticsChannel = connection.createChannel();
             analyticsChannel.basicConsume(analytics, false, new DefaultConsumer(analyticsChannel) {
                 @Override
-                public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) throws java.io.IOException {
+                public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body)
+                        throws java.io.IOException {
                     published.incrementAndGet();
                     getChannel().basicAck(envelope.getDeliveryTag(), false);
                 }
             });
 
-            // ---------------------------------------------------------------- the worker (embedded in this job service)
+            // ---------------------------------------------------------------- the worker (embedded in this job
+            // service)
             OutboxWorker worker = worker(dataSource, amqpUri, tables, emails, payments);
             cleanup.add(0, worker);
             worker.start();
@@ -157,13 +160,15 @@ public final class Demo {
             env.put("OUTBOX_ROUTES_FILE", routes.toString());
             env.put("OUTBOX_SCHEMA", schema);
             Path relayLog = Files.createTempFile("outbox-demo-relay", ".log");
-            ProcessBuilder relayCommand = new ProcessBuilder(javaCommand(RelayCommand.class.getName(), "relay", "--loop", "--sleep=1"))
-                    .redirectErrorStream(true).redirectOutput(relayLog.toFile());
+            ProcessBuilder relayCommand = new ProcessBuilder(
+                            javaCommand(RelayCommand.class.getName(), "relay", "--loop", "--sleep=1"))
+                    .redirectErrorStream(true)
+                    .redirectOutput(relayLog.toFile());
             relayCommand.environment().putAll(env);
             Process relay = relayCommand.start();
             cleanup.add(0, () -> stop(relay));
-            say("relay service started: java -cp ... " + RelayCommand.class.getName() + " relay --loop (pid " + relay.pid()
-                    + ", log " + relayLog + ")");
+            say("relay service started: java -cp ... " + RelayCommand.class.getName() + " relay --loop (pid "
+                    + relay.pid() + ", log " + relayLog + ")");
 
             // ---------------------------------------------------------------- business transactions
             Outbox outbox = Outbox.builder().tables(tables).build();
@@ -189,16 +194,19 @@ public final class Demo {
             int expected = ORDERS * 3;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (true) {
-                int done = mapped.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.in(OutboxDeliveryStatus.completed,
-                        OutboxDeliveryStatus.failed));
+                int done = mapped.fetchCount(
+                        OUTBOX_DELIVERIES,
+                        OUTBOX_DELIVERIES.STATUS.in(OutboxDeliveryStatus.completed, OutboxDeliveryStatus.failed));
                 int all = mapped.fetchCount(OUTBOX_DELIVERIES);
-                say(String.format("progress: %d/%d events routed, %d/%d deliveries finished, %d messages seen by the analytics consumer",
+                say(String.format(
+                        "progress: %d/%d events routed, %d/%d deliveries finished, %d messages seen by the analytics consumer",
                         all / 3, ORDERS, done, expected, published.get()));
                 if (done == expected && published.get() >= ORDERS) {
                     break;
                 }
                 if (!relay.isAlive()) {
-                    throw new IllegalStateException("the relay service stopped with exit code " + relay.exitValue() + ", see " + relayLog);
+                    throw new IllegalStateException(
+                            "the relay service stopped with exit code " + relay.exitValue() + ", see " + relayLog);
                 }
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("the outbox did not settle within 90 s, see " + relayLog);
@@ -212,13 +220,16 @@ public final class Demo {
             worker.close();
             // what `java -jar outbox-relay.jar status` prints
             System.out.println();
-            System.out.print(OutboxStatus.read(dataSource, tables, Clock.systemUTC()).toTable());
+            System.out.print(
+                    OutboxStatus.read(dataSource, tables, Clock.systemUTC()).toTable());
             System.out.println();
             int recorded = mapped.fetchCount(OUTBOX_EVENTS);
-            int completed = mapped.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
+            int completed =
+                    mapped.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed));
             int retried = mapped.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.ATTEMPTS.gt(1));
             int failed = mapped.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.failed));
-            System.out.printf("summary: recorded %d events, %d deliveries completed, %d retried, %d failed, in %.1f s%n",
+            System.out.printf(
+                    "summary: recorded %d events, %d deliveries completed, %d retried, %d failed, in %.1f s%n",
                     recorded, completed, retried, failed, (System.nanoTime() - started) / 1e9);
             return 0;
         } finally {
@@ -235,7 +246,12 @@ public final class Demo {
     static void migrate(DataSource dataSource, OutboxTables tables) {
         // snippet:java-migrations
         // the application's own migrations, with Flyway's default history table
-        Flyway.configure().dataSource(dataSource).schemas(tables.schema()).locations("classpath:db/demo").load().migrate();
+        Flyway.configure()
+                .dataSource(dataSource)
+                .schemas(tables.schema())
+                .locations("classpath:db/demo")
+                .load()
+                .migrate();
         // the outbox's, beside them in the same schema, with a history table of their own
         OutboxMigrations.migrate(dataSource, tables);
         // end-snippet
@@ -245,7 +261,8 @@ public final class Demo {
     static void placeOrder(DSLContext dsl, Outbox outbox, String schema, long orderId) {
         BigDecimal total = BigDecimal.valueOf(orderId * 7 % 500 + 10, 0).setScale(2);
         dsl.transaction(tx -> {
-            tx.dsl().insertInto(DSL.table(DSL.name(schema, "orders")))
+            tx.dsl()
+                    .insertInto(DSL.table(DSL.name(schema, "orders")))
                     .columns(DSL.field("id"), DSL.field("customer"), DSL.field("total"))
                     .values(orderId, "customer-" + orderId % 37, total)
                     .execute();
@@ -270,7 +287,8 @@ public final class Demo {
         }
     };
 
-    static OutboxWorker worker(DataSource dataSource, String amqpUri, OutboxTables tables, String emails, String payments) {
+    static OutboxWorker worker(
+            DataSource dataSource, String amqpUri, OutboxTables tables, String emails, String payments) {
         return OutboxWorker.builder()
                 .dataSource(dataSource)
                 .amqpUri(amqpUri)
@@ -286,7 +304,8 @@ public final class Demo {
 
     /** The relay service's routes file of the demo: two job routes and a publish route for order.placed. */
     static String routesFile(String emails, String payments, String exchange) {
-        return String.join("\n",
+        return String.join(
+                "\n",
                 "routes:",
                 "  order.placed:",
                 "    - job: send-confirmation",
@@ -316,8 +335,11 @@ public final class Demo {
     }
 
     private static List<String> javaCommand(String mainClass, String... args) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), mainClass));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                mainClass));
         command.addAll(List.of(args));
         return command;
     }
@@ -332,8 +354,10 @@ public final class Demo {
         return process.waitFor();
     }
 
-    private static void deleteTopology(ConnectionFactory factory, List<String> queues, String exchange) throws Exception {
-        try (Connection c = factory.newConnection("outbox-demo-cleanup"); Channel ch = c.createChannel()) {
+    private static void deleteTopology(ConnectionFactory factory, List<String> queues, String exchange)
+            throws Exception {
+        try (Connection c = factory.newConnection("outbox-demo-cleanup");
+                Channel ch = c.createChannel()) {
             for (String q : queues) {
                 ch.queueDelete(q);
             }

@@ -41,9 +41,15 @@ final class EmbeddedBroker implements AutoCloseable {
         // RabbitMQ's time to live in milliseconds: the relay's job messages (expiration = the route's
         // delivery timeout) would expire on arrival and no job would ever run. A minimum TTL for every
         // queue gives each message 10 minutes from its arrival instead, longer than the demo runs.
-        attributes.put("context", Map.of("qpid.amqp_port", String.valueOf(port),
-                "qpid.work_dir", System.getProperty("java.io.tmpdir") + "/outbox-demo-qpid-" + port,
-                "queue.minimumMessageTtl", String.valueOf(MINIMUM_MESSAGE_TTL_MILLIS)));
+        attributes.put(
+                "context",
+                Map.of(
+                        "qpid.amqp_port",
+                        String.valueOf(port),
+                        "qpid.work_dir",
+                        System.getProperty("java.io.tmpdir") + "/outbox-demo-qpid-" + port,
+                        "queue.minimumMessageTtl",
+                        String.valueOf(MINIMUM_MESSAGE_TTL_MILLIS)));
         broker.launcher.startup(attributes);
         return broker;
     }

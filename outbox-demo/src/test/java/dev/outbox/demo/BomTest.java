@@ -21,9 +21,21 @@ import org.w3c.dom.NodeList;
 class BomTest {
 
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-    static final List<String> PUBLISHED = List.of("outbox-flyway", "outbox-schema", "outbox-api", "outbox-delivery", "outbox-relay",
-            "outbox-relay-service", "outbox-worker", "outbox-admin", "outbox-kotlin", "outbox-testkit",
-            "outbox-spring", "outbox-spring-boot-autoconfigure", "outbox-spring-boot-starter", "outbox-spring-boot3-health");
+    static final List<String> PUBLISHED = List.of(
+            "outbox-flyway",
+            "outbox-schema",
+            "outbox-api",
+            "outbox-delivery",
+            "outbox-relay",
+            "outbox-relay-service",
+            "outbox-worker",
+            "outbox-admin",
+            "outbox-kotlin",
+            "outbox-testkit",
+            "outbox-spring",
+            "outbox-spring-boot-autoconfigure",
+            "outbox-spring-boot-starter",
+            "outbox-spring-boot3-health");
 
     private static Document pom(String path) throws Exception {
         DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
@@ -45,7 +57,9 @@ class BomTest {
         Document bom = pom("outbox-bom/pom.xml");
         Element project = bom.getDocumentElement();
 
-        assertThat(project.getElementsByTagName("parent").getLength()).as("a parent's dependencyManagement would leak").isZero();
+        assertThat(project.getElementsByTagName("parent").getLength())
+                .as("a parent's dependencyManagement would leak")
+                .isZero();
         assertThat(child(project, "version")).isEqualTo(child(pom("pom.xml").getDocumentElement(), "version"));
         NodeList deps = project.getElementsByTagName("dependency");
         List<String> managed = new ArrayList<>();
@@ -57,7 +71,9 @@ class BomTest {
             managed.add(child(d, "artifactId"));
         }
         assertThat(managed).containsExactlyInAnyOrderElementsOf(PUBLISHED);
-        assertThat(reactorArtifacts()).as("each published artifact is built by the reactor").containsAll(PUBLISHED);
+        assertThat(reactorArtifacts())
+                .as("each published artifact is built by the reactor")
+                .containsAll(PUBLISHED);
     }
 
     /** The artifactIds of the root POM's modules (a module's folder may differ from its artifactId). */
@@ -76,7 +92,9 @@ class BomTest {
         String page = Files.readString(ROOT.resolve("docs/getting-started.md"));
         String readme = Files.readString(ROOT.resolve("README.md"));
 
-        assertThat(page).contains("<artifactId>outbox-bom</artifactId>").doesNotContain("<artifactId>outbox-parent</artifactId>");
+        assertThat(page)
+                .contains("<artifactId>outbox-bom</artifactId>")
+                .doesNotContain("<artifactId>outbox-parent</artifactId>");
         assertThat(readme).contains("`outbox-bom`").doesNotContain("<artifactId>outbox-parent</artifactId>");
     }
 }

@@ -63,7 +63,7 @@ class DemoOutboxTest {
         kit = OutboxTestKit.builder()
                 .dataSource(db.dataSource())
                 .tables(db.tables())
-                .routes(routes)                                               // the routes the relay reads
+                .routes(routes) // the routes the relay reads
                 .handler("send-confirmation", OrderPlaced.class, Demo.SEND_CONFIRMATION) // the worker's own handlers
                 .handler("charge-card", OrderPlaced.class, Demo.CHARGE_CARD)
                 .clock(clock)
@@ -79,15 +79,20 @@ class DemoOutboxTest {
         RecordedEvent<OrderPlaced> placed = kit.requireRecorded(OrderPlaced.class, order -> order.orderId() == 42);
         assertThat(placed.event().customer()).isEqualTo("customer-5");
         // end-snippet
-        assertThat(dsl.fetchCount(DSL.table(DSL.name(db.schema(), "orders")), DSL.field("id").eq(42L))).isEqualTo(1);
+        assertThat(dsl.fetchCount(
+                        DSL.table(DSL.name(db.schema(), "orders")),
+                        DSL.field("id").eq(42L)))
+                .isEqualTo(1);
     }
 
     @Test
     void aRolledBackOrderRecordsNothing() {
         try {
             dsl.transaction(tx -> {
-                outbox.record(tx.dsl(), new OrderPlaced(9, "customer-9", java.math.BigDecimal.TEN, java.time.Instant.now()));
-                kit.requireRecorded(tx.dsl(), OrderPlaced.class, order -> order.orderId() == 9); // seen inside the transaction
+                outbox.record(
+                        tx.dsl(), new OrderPlaced(9, "customer-9", java.math.BigDecimal.TEN, java.time.Instant.now()));
+                kit.requireRecorded(
+                        tx.dsl(), OrderPlaced.class, order -> order.orderId() == 9); // seen inside the transaction
                 throw new IllegalStateException("payment provider refused the order");
             });
         } catch (IllegalStateException expected) {
@@ -102,7 +107,8 @@ class DemoOutboxTest {
 
         // snippet:java-test-drain
         kit.drain(); // route, then run the handlers for what is ready, until nothing is
-        UUID eventId = kit.requireRecorded(OrderPlaced.class, order -> order.orderId() == 1).id();
+        UUID eventId = kit.requireRecorded(OrderPlaced.class, order -> order.orderId() == 1)
+                .id();
         assertThat(kit.requireDelivery(eventId, "send-confirmation").status()).isEqualTo(Delivery.Status.COMPLETED);
         assertThat(kit.requireDelivery(eventId, "charge-card").status()).isEqualTo(Delivery.Status.COMPLETED);
         // end-snippet
@@ -113,7 +119,8 @@ class DemoOutboxTest {
     @Test
     void aBusyMailServerRetriesTheConfirmationAfterTheRoutesFirstDelay() {
         Demo.placeOrder(dsl, outbox, db.schema(), 13);
-        UUID eventId = kit.requireRecorded(OrderPlaced.class, order -> order.orderId() == 13).id();
+        UUID eventId = kit.requireRecorded(OrderPlaced.class, order -> order.orderId() == 13)
+                .id();
 
         kit.drain();
         Delivery waiting = kit.requireDelivery(eventId, "send-confirmation");
@@ -121,20 +128,26 @@ class DemoOutboxTest {
         assertThat(waiting.attempts()).isEqualTo(1);
 
         clock.advance(Duration.ofSeconds(1)); // retryDelaysSeconds: [1, 1, 2]
-        assertThat(kit.runJobs()).extracting(JobRun::jobType, JobRun::attempt, JobRun::outcome)
+        assertThat(kit.runJobs())
+                .extracting(JobRun::jobType, JobRun::attempt, JobRun::outcome)
                 .containsExactly(tuple("send-confirmation", 2, JobRun.Outcome.COMPLETED));
     }
 
     @Test
     void aDeclinedCardFailsTheChargeAtOnceAndLeavesTheConfirmationAlone() {
         Demo.placeOrder(dsl, outbox, db.schema(), 57);
-        UUID eventId = kit.requireRecorded(OrderPlaced.class, order -> order.orderId() == 57).id();
+        UUID eventId = kit.requireRecorded(OrderPlaced.class, order -> order.orderId() == 57)
+                .id();
 
         kit.drain();
 
-        assertThat(kit.requireDelivery(eventId, "charge-card")).extracting(Delivery::status, Delivery::attempts, Delivery::failureReason)
+        assertThat(kit.requireDelivery(eventId, "charge-card"))
+                .extracting(Delivery::status, Delivery::attempts, Delivery::failureReason)
                 .containsExactly(Delivery.Status.FAILED, 1, "job_failed");
         assertThat(kit.requireDelivery(eventId, "send-confirmation").status()).isEqualTo(Delivery.Status.COMPLETED);
-        assertThat(kit.runs("charge-card")).singleElement().extracting(JobRun::thrown).isInstanceOf(IllegalStateException.class);
+        assertThat(kit.runs("charge-card"))
+                .singleElement()
+                .extracting(JobRun::thrown)
+                .isInstanceOf(IllegalStateException.class);
     }
 }

@@ -22,10 +22,14 @@ class EmbeddedBrokerTest {
         try (EmbeddedBroker broker = EmbeddedBroker.start()) {
             ConnectionFactory factory = new ConnectionFactory();
             factory.setUri(broker.uri());
-            try (Connection connection = factory.newConnection(); Channel channel = connection.createChannel()) {
+            try (Connection connection = factory.newConnection();
+                    Channel channel = connection.createChannel()) {
                 channel.queueDeclare("jobs", true, false, false, null);
                 channel.confirmSelect();
-                AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().expiration("30000").deliveryMode(2).build();
+                AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                        .expiration("30000")
+                        .deliveryMode(2)
+                        .build();
                 channel.basicPublish("", "jobs", true, properties, "job".getBytes(StandardCharsets.UTF_8));
                 channel.waitForConfirmsOrDie(10_000);
 

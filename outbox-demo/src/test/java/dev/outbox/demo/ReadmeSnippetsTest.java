@@ -33,7 +33,8 @@ class ReadmeSnippetsTest {
         List<String> sources = new ArrayList<>();
         try (Stream<Path> files = Files.walk(root)) {
             for (Path file : files.filter(p -> p.toString().matches(".*/src/(main|test)/(java|kotlin)/.*\\.(java|kt)$"))
-                    .filter(p -> !p.toString().contains("/target/")).toList()) {
+                    .filter(p -> !p.toString().contains("/target/"))
+                    .toList()) {
                 sources.add(normalize(Files.readString(file)));
             }
         }
@@ -47,12 +48,19 @@ class ReadmeSnippetsTest {
             }
             snippets++;
             String snippet = normalize(m.group(3));
-            assertThat(sources).as("%s: %s snippet #%d is not in any compiled source file:%n%s", page, m.group(2), snippets, m.group(3))
+            assertThat(sources)
+                    .as(
+                            "%s: %s snippet #%d is not in any compiled source file:%n%s",
+                            page, m.group(2), snippets, m.group(3))
                     .anyMatch(source -> source.contains(snippet));
         }
         assertThat(snippets).as("%s code snippets", page).isGreaterThanOrEqualTo(leastSnippets);
-        assertThat((long) (snippets + buildScripts)).as("%s java and kotlin blocks, each checked or a build script", page)
-                .isEqualTo(Pattern.compile("```(java|kotlin)\\n").matcher(readme).results().count());
+        assertThat((long) (snippets + buildScripts))
+                .as("%s java and kotlin blocks, each checked or a build script", page)
+                .isEqualTo(Pattern.compile("```(java|kotlin)\\n")
+                        .matcher(readme)
+                        .results()
+                        .count());
     }
 
     /** Lines trimmed, blank lines dropped: indentation and spacing between blocks do not matter. */

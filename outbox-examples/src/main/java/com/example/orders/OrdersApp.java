@@ -42,7 +42,8 @@ public final class OrdersApp {
     /** The business change and the event commit together, or neither does. */
     public static long placeOrder(DSLContext dsl, Outbox outbox, String customer, BigDecimal total) {
         return dsl.transactionResult(tx -> {
-            long orderId = tx.dsl().insertInto(DSL.table("orders"), DSL.field("customer"), DSL.field("total"))
+            long orderId = tx.dsl()
+                    .insertInto(DSL.table("orders"), DSL.field("customer"), DSL.field("total"))
                     .values(customer, total)
                     .returningResult(DSL.field("id", Long.class))
                     .fetchSingle()

@@ -21,7 +21,8 @@ public final class RelayApp {
         String amqpUri = Objects.requireNonNull(System.getenv("AMQP_URI"), "set AMQP_URI");
         Routes routes = Routes.fromFile(Path.of("routes.yaml")); // the file the relay service reads
 
-        OutboxRelay relay = relay(dataSource, amqpUri, OutboxTables.defaults(), routes).start(); // a thread of its own
+        OutboxRelay relay =
+                relay(dataSource, amqpUri, OutboxTables.defaults(), routes).start(); // a thread of its own
         Runtime.getRuntime().addShutdownHook(new Thread(relay::close)); // SIGTERM: finish the pass, then stop
     }
 

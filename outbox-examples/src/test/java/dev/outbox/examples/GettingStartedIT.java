@@ -51,18 +51,23 @@ class GettingStartedIT {
 
         OrdersApp.migrate(dataSource, tables);
         DSLContext dsl = DSL.using(dataSource, SQLDialect.POSTGRES);
-        long orderId = OrdersApp.placeOrder(dsl, Outbox.builder().tables(tables).build(), "customer-42", new BigDecimal("19.90"));
+        long orderId = OrdersApp.placeOrder(
+                dsl, Outbox.builder().tables(tables).build(), "customer-42", new BigDecimal("19.90"));
 
-        try (OutboxRelay relay = RelayApp.relay(dataSource, rabbit.uri(), tables, routes).start();
+        try (OutboxRelay relay =
+                        RelayApp.relay(dataSource, rabbit.uri(), tables, routes).start();
                 OutboxWorker worker = JobService.worker(dataSource, rabbit.uri(), tables, queue)) {
             worker.start();
             DSLContext mapped = OutboxDsl.mapped(dsl, tables);
-            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(
-                    mapped.select(OUTBOX_DELIVERIES.STATUS).from(OUTBOX_DELIVERIES).fetch(OUTBOX_DELIVERIES.STATUS))
-                    .containsExactly(OutboxDeliveryStatus.completed));
+            await().atMost(Duration.ofSeconds(60))
+                    .untilAsserted(() -> assertThat(mapped.select(OUTBOX_DELIVERIES.STATUS)
+                                    .from(OUTBOX_DELIVERIES)
+                                    .fetch(OUTBOX_DELIVERIES.STATUS))
+                            .containsExactly(OutboxDeliveryStatus.completed));
             assertThat(relay.failure()).isEmpty();
         }
-        assertThat(dsl.fetchValue("select customer from orders where id = ?", orderId)).isEqualTo("customer-42");
+        assertThat(dsl.fetchValue("select customer from orders where id = ?", orderId))
+                .isEqualTo("customer-42");
     }
 
     @Test
@@ -71,8 +76,13 @@ class GettingStartedIT {
         DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
         OrdersApp.migrate(db.dataSource(), db.tables());
         OrdersApp.migrate(db.dataSource(), db.tables());
-        assertThat(dsl.fetchCount(DSL.table("flyway_schema_history"), DSL.field("success").isTrue())).isEqualTo(1);
-        assertThat(dsl.fetchCount(DSL.table("outbox_flyway_history"), DSL.field("success").isTrue(), DSL.field("version").ne("0")))
+        assertThat(dsl.fetchCount(
+                        DSL.table("flyway_schema_history"), DSL.field("success").isTrue()))
+                .isEqualTo(1);
+        assertThat(dsl.fetchCount(
+                        DSL.table("outbox_flyway_history"),
+                        DSL.field("success").isTrue(),
+                        DSL.field("version").ne("0")))
                 .isPositive();
     }
 

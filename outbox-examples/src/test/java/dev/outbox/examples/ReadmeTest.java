@@ -26,7 +26,8 @@ class ReadmeTest {
     private static final Pattern FILE = Pattern.compile("\\{\\{file ([^}]+)\\}\\}");
 
     @ParameterizedTest
-    @CsvSource({"docs/README.template.md, README.md", "docs/getting-started.template.md, docs/getting-started.md"}) // as in docs/readme.py
+    @CsvSource({"docs/README.template.md, README.md", "docs/getting-started.template.md, docs/getting-started.md"
+    }) // as in docs/readme.py
     void eachPageIsItsTemplateWithItsSnippetsFilledIn(String template, String page) throws IOException {
         String expected = render(Files.readString(ROOT.resolve(template)));
         assertThat(Files.readString(ROOT.resolve(page)))
@@ -37,7 +38,8 @@ class ReadmeTest {
     @Test
     void theGettingStartedQuotesEveryExampleSourceWhole() throws IOException {
         String template = Files.readString(ROOT.resolve("docs/getting-started.template.md"));
-        for (String source : List.of("outbox-examples/src/main/java/com/example/orders/OrdersApp.java",
+        for (String source : List.of(
+                "outbox-examples/src/main/java/com/example/orders/OrdersApp.java",
                 "outbox-examples/src/main/java/com/example/orders/OrderPlaced.java",
                 "outbox-examples/src/main/resources/db/migration/V1__orders.sql",
                 "outbox-examples/src/main/java/com/example/jobs/JobService.java",
@@ -63,12 +65,22 @@ class ReadmeTest {
     }
 
     private static String snippet(String path, String name) {
-        Matcher m = Pattern.compile("(?://|#|--) snippet:" + Pattern.quote(name) + "\\n(.*?)\\n[ \\t]*(?://|#|--) end-snippet",
-                Pattern.DOTALL).matcher(read(path));
+        Matcher m = Pattern.compile(
+                        "(?://|#|--) snippet:" + Pattern.quote(name) + "\\n(.*?)\\n[ \\t]*(?://|#|--) end-snippet",
+                        Pattern.DOTALL)
+                .matcher(read(path));
         assertThat(m.find()).as("snippet %s in %s", name, path).isTrue();
         List<String> lines = List.of(m.group(1).split("\n", -1));
-        int indent = lines.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-        return String.join("\n", lines.stream().map(l -> l.length() >= indent ? l.substring(indent) : l.strip()).toList());
+        int indent = lines.stream()
+                .filter(l -> !l.isBlank())
+                .mapToInt(l -> l.length() - l.stripLeading().length())
+                .min()
+                .orElse(0);
+        return String.join(
+                "\n",
+                lines.stream()
+                        .map(l -> l.length() >= indent ? l.substring(indent) : l.strip())
+                        .toList());
     }
 
     private static String read(String path) {

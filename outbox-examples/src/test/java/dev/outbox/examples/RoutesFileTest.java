@@ -17,7 +17,11 @@ class RoutesFileTest {
     void routesEveryOrderPlacedToOneConfirmationJobOnTheEmailsQueue() {
         Routes routes = Routes.fromFile(ROUTES_FILE);
         assertThat(routes.eventTypes()).containsExactly("order.placed");
-        assertThat(routes.of("order.placed")).containsExactly(Route.job("send-confirmation", "emails",
-                java.util.List.of(Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(120)), Duration.ofSeconds(300)));
+        assertThat(routes.of("order.placed"))
+                .containsExactly(Route.job(
+                        "send-confirmation",
+                        "emails",
+                        java.util.List.of(Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofSeconds(120)),
+                        Duration.ofSeconds(300)));
     }
 }

@@ -20,7 +20,8 @@ final class Commands {
 
     /** Runs {@code command} with {@code env} added, its output appended to {@code log}; throws unless it exits 0 in time. */
     static void run(List<String> command, Map<String, String> env, Path log, long timeoutSeconds) {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(env);
         try {
@@ -31,8 +32,9 @@ final class Commands {
                         + " did not finish within " + timeoutSeconds + " s, see " + log);
             }
             if (p.exitValue() != 0) {
-                throw new IllegalStateException(command.get(0) + " " + (command.size() > 1 ? command.get(command.size() - 1) : "")
-                        + " exited " + p.exitValue() + ", see " + log);
+                throw new IllegalStateException(
+                        command.get(0) + " " + (command.size() > 1 ? command.get(command.size() - 1) : "") + " exited "
+                                + p.exitValue() + ", see " + log);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run " + command.get(0), e);

@@ -21,8 +21,10 @@ final class CpuHogs implements AutoCloseable {
         List<Process> started = new ArrayList<>();
         try {
             for (int i = 0; i < count; i++) {
-                started.add(new ProcessBuilder("sh", "-c", "while :; do :; done").redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start());
+                started.add(new ProcessBuilder("sh", "-c", "while :; do :; done")
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .start());
             }
         } catch (IOException e) {
             started.forEach(Process::destroyForcibly);

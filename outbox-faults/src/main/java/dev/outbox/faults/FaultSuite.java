@@ -89,16 +89,18 @@ public final class FaultSuite {
             scenario = scenario(options);
         } catch (IllegalArgumentException e) {
             System.err.println("outbox-faults: " + e.getMessage());
-            System.err.println("usage: java -jar outbox-faults.jar [--small | --overload | --ordered] [--events N] [--producers P] [--relays R]"
-                    + " [--workers W] [--fault-minutes M | --fault-seconds S] [--kill-every K] [--broker-stops N] [--broker-stop-seconds S]"
-                    + " [--pg-restarts N] [--fail-share F] [--delivery-timeout S] [--drain-timeout S] [--seed N] [--slow-handler-ms MS]"
-                    + " [--cpu-hogs N] [--recovery-seconds S] [--max-queue-depth N] [--dispatch-batch N] [--keys N] [--flaky-share F]"
-                    + " [--terminal-share F] [--keep-logs]");
+            System.err.println(
+                    "usage: java -jar outbox-faults.jar [--small | --overload | --ordered] [--events N] [--producers P] [--relays R]"
+                            + " [--workers W] [--fault-minutes M | --fault-seconds S] [--kill-every K] [--broker-stops N] [--broker-stop-seconds S]"
+                            + " [--pg-restarts N] [--fail-share F] [--delivery-timeout S] [--drain-timeout S] [--seed N] [--slow-handler-ms MS]"
+                            + " [--cpu-hogs N] [--recovery-seconds S] [--max-queue-depth N] [--dispatch-batch N] [--keys N] [--flaky-share F]"
+                            + " [--terminal-share F] [--keep-logs]");
             System.exit(2);
             return;
         }
         if (!PrivateRabbit.available()) {
-            System.err.println("outbox-faults: rabbitmq-server and rabbitmqctl must be on the PATH (the suite starts a node of its own)");
+            System.err.println(
+                    "outbox-faults: rabbitmq-server and rabbitmqctl must be on the PATH (the suite starts a node of its own)");
             System.exit(2);
         }
         Path runDir = Files.createTempDirectory("outbox-faults-");
@@ -111,11 +113,13 @@ public final class FaultSuite {
         }
         System.out.println();
         System.out.print(report.toMarkdown());
-        List<String> broken = report.brokenPromises(Boolean.parseBoolean(System.getProperty(STRICT_RELAY_EXITS, "true")),
+        List<String> broken = report.brokenPromises(
+                Boolean.parseBoolean(System.getProperty(STRICT_RELAY_EXITS, "true")),
                 Boolean.parseBoolean(System.getProperty(STRICT_WORKER_EXITS, "true")));
         if (!report.unexplainedSamples().isEmpty()) {
             System.out.println();
-            System.out.println("unexplained duplicates, one by one (the first " + report.unexplainedSamples().size() + "):");
+            System.out.println("unexplained duplicates, one by one (the first "
+                    + report.unexplainedSamples().size() + "):");
             report.unexplainedSamples().forEach(line -> System.out.println("  " + line));
         }
         System.out.println();
@@ -134,32 +138,75 @@ public final class FaultSuite {
     public static final String STRICT_WORKER_EXITS = "outbox.faults.strictWorkerExits";
 
     static Scenario scenario(Map<String, String> o) {
-        List<String> starts = Stream.of("--small", "--overload", "--ordered").filter(o::containsKey).toList();
+        List<String> starts = Stream.of("--small", "--overload", "--ordered")
+                .filter(o::containsKey)
+                .toList();
         if (starts.size() > 1) {
             throw new IllegalArgumentException(String.join(" and ", starts) + " exclude each other");
         }
-        Scenario b = o.containsKey("--small") ? Scenario.small() : o.containsKey("--overload") ? Scenario.overload()
-                : o.containsKey("--ordered") ? Scenario.ordered() : Scenario.full();
+        Scenario b = o.containsKey("--small")
+                ? Scenario.small()
+                : o.containsKey("--overload")
+                        ? Scenario.overload()
+                        : o.containsKey("--ordered") ? Scenario.ordered() : Scenario.full();
         for (String key : o.keySet()) {
-            if (!List.of("--small", "--overload", "--ordered", "--events", "--producers", "--relays", "--workers", "--fault-minutes",
-                    "--fault-seconds", "--kill-every", "--broker-stops", "--broker-stop-seconds", "--pg-restarts", "--fail-share",
-                    "--delivery-timeout", "--drain-timeout", "--seed", "--slow-handler-ms", "--cpu-hogs", "--recovery-seconds",
-                    "--max-queue-depth", "--dispatch-batch", "--keys", "--flaky-share", "--terminal-share").contains(key)) {
+            if (!List.of(
+                            "--small",
+                            "--overload",
+                            "--ordered",
+                            "--events",
+                            "--producers",
+                            "--relays",
+                            "--workers",
+                            "--fault-minutes",
+                            "--fault-seconds",
+                            "--kill-every",
+                            "--broker-stops",
+                            "--broker-stop-seconds",
+                            "--pg-restarts",
+                            "--fail-share",
+                            "--delivery-timeout",
+                            "--drain-timeout",
+                            "--seed",
+                            "--slow-handler-ms",
+                            "--cpu-hogs",
+                            "--recovery-seconds",
+                            "--max-queue-depth",
+                            "--dispatch-batch",
+                            "--keys",
+                            "--flaky-share",
+                            "--terminal-share")
+                    .contains(key)) {
                 throw new IllegalArgumentException("unknown option '" + key + "'");
             }
         }
-        int faultSeconds = o.containsKey("--fault-minutes") ? Math.multiplyExact(integer(o, "--fault-minutes", 0), 60)
+        int faultSeconds = o.containsKey("--fault-minutes")
+                ? Math.multiplyExact(integer(o, "--fault-minutes", 0), 60)
                 : integer(o, "--fault-seconds", b.faultSeconds());
-        return new Scenario(integer(o, "--events", b.events()), integer(o, "--producers", b.producers()),
-                integer(o, "--relays", b.relays()), integer(o, "--workers", b.workers()), faultSeconds,
-                integer(o, "--kill-every", b.killEverySeconds()), integer(o, "--broker-stops", b.brokerStops()),
-                integer(o, "--broker-stop-seconds", b.brokerStopSeconds()), integer(o, "--pg-restarts", b.pgRestarts()),
-                decimal(o, "--fail-share", b.failShare()), b.retryDelays(), b.doomedRetryDelays(),
-                integer(o, "--delivery-timeout", b.deliveryTimeoutSeconds()), integer(o, "--drain-timeout", b.drainTimeoutSeconds()),
-                integer(o, "--seed", (int) b.seed()), integer(o, "--slow-handler-ms", b.slowHandlerMillis()),
-                integer(o, "--cpu-hogs", b.cpuHogs()), integer(o, "--recovery-seconds", b.recoverySeconds()),
-                integer(o, "--max-queue-depth", b.maxQueueDepth()), integer(o, "--dispatch-batch", b.dispatchBatchSize()),
-                integer(o, "--keys", b.keys()), decimal(o, "--flaky-share", b.flakyShare()), decimal(o, "--terminal-share", b.terminalShare()));
+        return new Scenario(
+                integer(o, "--events", b.events()),
+                integer(o, "--producers", b.producers()),
+                integer(o, "--relays", b.relays()),
+                integer(o, "--workers", b.workers()),
+                faultSeconds,
+                integer(o, "--kill-every", b.killEverySeconds()),
+                integer(o, "--broker-stops", b.brokerStops()),
+                integer(o, "--broker-stop-seconds", b.brokerStopSeconds()),
+                integer(o, "--pg-restarts", b.pgRestarts()),
+                decimal(o, "--fail-share", b.failShare()),
+                b.retryDelays(),
+                b.doomedRetryDelays(),
+                integer(o, "--delivery-timeout", b.deliveryTimeoutSeconds()),
+                integer(o, "--drain-timeout", b.drainTimeoutSeconds()),
+                integer(o, "--seed", (int) b.seed()),
+                integer(o, "--slow-handler-ms", b.slowHandlerMillis()),
+                integer(o, "--cpu-hogs", b.cpuHogs()),
+                integer(o, "--recovery-seconds", b.recoverySeconds()),
+                integer(o, "--max-queue-depth", b.maxQueueDepth()),
+                integer(o, "--dispatch-batch", b.dispatchBatchSize()),
+                integer(o, "--keys", b.keys()),
+                decimal(o, "--flaky-share", b.flakyShare()),
+                decimal(o, "--terminal-share", b.terminalShare()));
     }
 
     private static int integer(Map<String, String> o, String key, int fallback) {
@@ -170,7 +217,8 @@ public final class FaultSuite {
         return option(o, key, fallback, Double::parseDouble, "a number");
     }
 
-    private static <T> T option(Map<String, String> o, String key, T fallback, java.util.function.Function<String, T> parse, String what) {
+    private static <T> T option(
+            Map<String, String> o, String key, T fallback, java.util.function.Function<String, T> parse, String what) {
         String v = o.get(key);
         if (v == null) {
             return fallback;
@@ -191,16 +239,20 @@ public final class FaultSuite {
         Runtime.getRuntime().addShutdownHook(hook);
         long runStart = System.nanoTime();
         try {
-            CompletableFuture<PrivateRabbit> rabbitStart = CompletableFuture.supplyAsync(() -> PrivateRabbit.start(runDir));
+            CompletableFuture<PrivateRabbit> rabbitStart =
+                    CompletableFuture.supplyAsync(() -> PrivateRabbit.start(runDir));
             PrivatePostgres pg;
             try {
                 pg = PrivatePostgres.start(runDir);
             } finally {
-                rabbitStart.handle((r, e) -> r == null ? null : push(cleanup, r)).join();
+                rabbitStart
+                        .handle((r, e) -> r == null ? null : push(cleanup, r))
+                        .join();
             }
             push(cleanup, pg);
             PrivateRabbit rabbit = rabbitStart.join();
-            progress.printf("private PostgreSQL on 127.0.0.1:%d, RabbitMQ node on 127.0.0.1:%d%n", pg.port(), rabbit.port());
+            progress.printf(
+                    "private PostgreSQL on 127.0.0.1:%d, RabbitMQ node on 127.0.0.1:%d%n", pg.port(), rabbit.port());
 
             HikariDataSource dataSource = dataSource(pg, scenario.producers() + 2);
             push(cleanup, dataSource);
@@ -211,11 +263,17 @@ public final class FaultSuite {
 
             Path routes = runDir.resolve("routes.yaml");
             String orderedLine = scenario.orderedRoutes() ? "      ordered: true\n" : "";
-            Files.writeString(routes, "routes:\n"
-                    + "  fault.event:\n    - job: " + JOB + "\n      queue: " + QUEUE + "\n      retryDelaysSeconds: "
-                    + scenario.retryDelays() + "\n      deliveryTimeoutSeconds: " + scenario.deliveryTimeoutSeconds() + "\n" + orderedLine
-                    + "  fault.doomed:\n    - job: " + DOOMED_JOB + "\n      queue: " + QUEUE + "\n      retryDelaysSeconds: "
-                    + scenario.doomedRetryDelays() + "\n      deliveryTimeoutSeconds: " + scenario.deliveryTimeoutSeconds() + "\n" + orderedLine);
+            Files.writeString(
+                    routes,
+                    "routes:\n"
+                            + "  fault.event:\n    - job: " + JOB + "\n      queue: " + QUEUE
+                            + "\n      retryDelaysSeconds: "
+                            + scenario.retryDelays() + "\n      deliveryTimeoutSeconds: "
+                            + scenario.deliveryTimeoutSeconds() + "\n" + orderedLine
+                            + "  fault.doomed:\n    - job: " + DOOMED_JOB + "\n      queue: " + QUEUE
+                            + "\n      retryDelaysSeconds: "
+                            + scenario.doomedRetryDelays() + "\n      deliveryTimeoutSeconds: "
+                            + scenario.deliveryTimeoutSeconds() + "\n" + orderedLine);
             Map<String, String> env = new LinkedHashMap<>();
             env.put("OUTBOX_JDBC_URL", pg.jdbcUrl());
             env.put("OUTBOX_JDBC_USER", pg.user());
@@ -239,8 +297,15 @@ public final class FaultSuite {
             Sampler sampler = new Sampler(counts, rabbit.uri(), QUEUE, runStart);
             sampler.start();
             Outbox outbox = Outbox.builder().tables(tables).build();
-            progress.printf("producers and faults start%s%n", scenario.overloaded() ? String.format(java.util.Locale.ROOT,
-                    " (handlers take %d ms, %d CPU hog(s))", scenario.slowHandlerMillis(), scenario.cpuHogs()) : "");
+            progress.printf(
+                    "producers and faults start%s%n",
+                    scenario.overloaded()
+                            ? String.format(
+                                    java.util.Locale.ROOT,
+                                    " (handlers take %d ms, %d CPU hog(s))",
+                                    scenario.slowHandlerMillis(),
+                                    scenario.cpuHogs())
+                            : "");
             setHandlerDelay(delayFile, scenario.slowHandlerMillis());
             Producers producers = new Producers(scenario, dataSource, outbox, scenario.offeredPerSecond());
             producers.start();
@@ -249,13 +314,15 @@ public final class FaultSuite {
             setHandlerDelay(delayFile, 0);
             long lastFaultNanos = System.nanoTime();
             if (scenario.recoverySeconds() > 0) {
-                progress.printf("faults over, handlers fast again; the producers go on for %d s%n", scenario.recoverySeconds());
+                progress.printf(
+                        "faults over, handlers fast again; the producers go on for %d s%n", scenario.recoverySeconds());
             }
             producers.await();
             long quietNanos = System.nanoTime();
             double faultPeriod = ((scenario.recoverySeconds() > 0 ? lastFaultNanos : quietNanos) - faultStart) / 1e9;
-            progress.printf("faults over, %,d events recorded (%,d producer errors); draining%n", producers.acknowledged().size(),
-                    producers.errors());
+            progress.printf(
+                    "faults over, %,d events recorded (%,d producer errors); draining%n",
+                    producers.acknowledged().size(), producers.errors());
 
             Duration drainTimeout = Duration.ofSeconds(scenario.drainTimeoutSeconds());
             boolean drained = settle(counts, producers.acknowledged().size(), quietNanos + drainTimeout.toNanos());
@@ -267,28 +334,54 @@ public final class FaultSuite {
                     if (heads == 0) {
                         break;
                     }
-                    progress.printf("round %d: %d blocked key(s), every other one skipped, the rest healed and requeued%n", round, heads);
-                    drained = settle(counts, producers.acknowledged().size(), System.nanoTime() + drainTimeout.toNanos());
+                    progress.printf(
+                            "round %d: %d blocked key(s), every other one skipped, the rest healed and requeued%n",
+                            round, heads);
+                    drained =
+                            settle(counts, producers.acknowledged().size(), System.nanoTime() + drainTimeout.toNanos());
                 }
                 drained = drained && counts.open() == 0;
             }
             double drainSeconds = (System.nanoTime() - quietNanos) / 1e9;
             sampler.stop();
             hogs.close();
-            progress.printf(drained ? "drained in %.1f s; SIGTERM to every process%n" : "not drained after %.0f s; SIGTERM to every process%n",
+            progress.printf(
+                    drained
+                            ? "drained in %.1f s; SIGTERM to every process%n"
+                            : "not drained after %.0f s; SIGTERM to every process%n",
                     drainSeconds);
             List<Supervisor.Stop> stops = supervisor.terminateAll(SIGTERM_WAIT);
             List<Load.Sample> samples = sampler.samples();
             double lastFault = sampler.seconds(lastFaultNanos);
             double producersStopped = sampler.seconds(quietNanos);
-            double recovery = scenario.recoverySeconds() > 0 ? Load.recovery(samples, lastFault, producersStopped) : Double.NaN;
+            double recovery =
+                    scenario.recoverySeconds() > 0 ? Load.recovery(samples, lastFault, producersStopped) : Double.NaN;
             LogVolume logs = LogVolume.of(runDir.resolve("logs"));
-            Load load = new Load(sampler.peakReady.get(), (long) scenario.relays() * (scenario.maxQueueDepth() + scenario.dispatchBatchSize()),
-                    recovery, Load.goodput(samples, lastFault + recovery, producersStopped), logs.bytes(), logs.warnLines(),
-                    logs.errorLines(), counts.failedWithoutCall(), counts.failed());
+            Load load = new Load(
+                    sampler.peakReady.get(),
+                    (long) scenario.relays() * (scenario.maxQueueDepth() + scenario.dispatchBatchSize()),
+                    recovery,
+                    Load.goodput(samples, lastFault + recovery, producersStopped),
+                    logs.bytes(),
+                    logs.warnLines(),
+                    logs.errorLines(),
+                    counts.failedWithoutCall(),
+                    counts.failed());
             writeTimeline(runDir.resolve("logs").resolve("faults.txt"), supervisor, outages);
-            return counts.report(scenario, (System.nanoTime() - runStart) / 1e9, faultPeriod, producers, supervisor, outages, sampler.peakUnrouted.get(),
-                    sampler.peakDispatched.get(), drained, drainSeconds, stops, load, ordered == null ? null : ordered.result());
+            return counts.report(
+                    scenario,
+                    (System.nanoTime() - runStart) / 1e9,
+                    faultPeriod,
+                    producers,
+                    supervisor,
+                    outages,
+                    sampler.peakUnrouted.get(),
+                    sampler.peakDispatched.get(),
+                    drained,
+                    drainSeconds,
+                    stops,
+                    load,
+                    ordered == null ? null : ordered.result());
         } finally {
             closeAll(cleanup);
             try {
@@ -320,16 +413,21 @@ public final class FaultSuite {
     /** Every fault with its time, for reading the kept logs beside the report: kills, unasked exits, outages. */
     private static void writeTimeline(Path file, Supervisor supervisor, List<Outage> outages) {
         List<String> lines = new ArrayList<>();
-        supervisor.kills().forEach(k -> lines.add(k.at() + " kill -9 " + k.name() + " pid " + k.pid() + " (reaped "
-                + k.reaped() + ")"));
-        supervisor.exits().forEach(x -> lines.add(x.at() + " unasked exit " + x.name() + " pid " + x.pid() + " code " + x.exitCode() + " ("
-                + x.log() + "): " + x.lastLogLine()));
+        supervisor
+                .kills()
+                .forEach(k -> lines.add(
+                        k.at() + " kill -9 " + k.name() + " pid " + k.pid() + " (reaped " + k.reaped() + ")"));
+        supervisor
+                .exits()
+                .forEach(x -> lines.add(x.at() + " unasked exit " + x.name() + " pid " + x.pid() + " code "
+                        + x.exitCode() + " (" + x.log() + "): " + x.lastLogLine()));
         outages.forEach(o -> lines.add(o.start() + " " + o.kind().label + " until " + o.end()));
         java.util.Collections.sort(lines);
         try {
             Files.write(file, lines);
         } catch (java.io.IOException e) {
-            System.err.println("outbox-faults: cannot write " + file + " (" + e.getClass().getSimpleName() + ")");
+            System.err.println(
+                    "outbox-faults: cannot write " + file + " (" + e.getClass().getSimpleName() + ")");
         }
     }
 
@@ -338,8 +436,14 @@ public final class FaultSuite {
      * restarts alternating; a kill every ~K s (±30 %) until the period is over and the producers are
      * done, so that every event is recorded under faults: a relay first, then a worker, then any.
      */
-    private static List<Outage> injectFaults(Scenario sc, Supervisor supervisor, PrivatePostgres pg, PrivateRabbit rabbit,
-            Producers producers, Progress progress) throws InterruptedException {
+    private static List<Outage> injectFaults(
+            Scenario sc,
+            Supervisor supervisor,
+            PrivatePostgres pg,
+            PrivateRabbit rabbit,
+            Producers producers,
+            Progress progress)
+            throws InterruptedException {
         record Action(long atMillis, String what) {}
         Random random = new Random(sc.seed());
         List<Action> plan = new ArrayList<>();
@@ -386,7 +490,8 @@ public final class FaultSuite {
             if (!outageDue) {
                 // the first kill hits a relay, the second a worker (slots: relays, then workers), then any at random
                 int killed = supervisor.kills().size();
-                Supervisor.Kill k = supervisor.killAndRestart(killed == 0 ? 0 : killed == 1 ? sc.relays() : random.nextInt(supervisor.size()));
+                Supervisor.Kill k = supervisor.killAndRestart(
+                        killed == 0 ? 0 : killed == 1 ? sc.relays() : random.nextInt(supervisor.size()));
                 progress.printf("faults +%.1f s: kill -9 %s (pid %d), started again%n", at, k.name(), k.pid());
                 nextKill = now + jitter(random, sc.killEverySeconds());
                 continue;
@@ -400,7 +505,8 @@ public final class FaultSuite {
                 }
                 case "broker-start" -> {
                     rabbit.startApp();
-                    outages.add(new Outage(Outage.Kind.BROKER_STOP, java.util.Objects.requireNonNull(brokerDown), Instant.now()));
+                    outages.add(new Outage(
+                            Outage.Kind.BROKER_STOP, java.util.Objects.requireNonNull(brokerDown), Instant.now()));
                     progress.printf("faults +%.1f s: broker started%n", at);
                 }
                 case "pg-restart" -> {
@@ -419,7 +525,11 @@ public final class FaultSuite {
     private static void setHandlerDelay(Path file, int millis) throws java.io.IOException {
         Path next = file.resolveSibling(file.getFileName() + ".next");
         Files.writeString(next, Integer.toString(millis));
-        Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+                next,
+                file,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static long jitter(Random random, int seconds) {
@@ -456,7 +566,8 @@ public final class FaultSuite {
             try {
                 c.close();
             } catch (Exception e) {
-                System.err.println("outbox-faults: cleanup of " + c.getClass().getSimpleName() + " failed (" + e.getClass().getSimpleName() + ")");
+                System.err.println("outbox-faults: cleanup of " + c.getClass().getSimpleName() + " failed ("
+                        + e.getClass().getSimpleName() + ")");
             }
         }
     }
@@ -471,7 +582,11 @@ public final class FaultSuite {
         }
 
         void printf(String format, Object... args) {
-            out.printf(java.util.Locale.ROOT, "[%6.1f s] %s", (System.nanoTime() - start) / 1e9, String.format(java.util.Locale.ROOT, format, args));
+            out.printf(
+                    java.util.Locale.ROOT,
+                    "[%6.1f s] %s",
+                    (System.nanoTime() - start) / 1e9,
+                    String.format(java.util.Locale.ROOT, format, args));
             out.flush();
         }
     }

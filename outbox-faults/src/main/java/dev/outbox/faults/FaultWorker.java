@@ -44,7 +44,8 @@ public final class FaultWorker {
         config.setMaximumPoolSize(6);
         config.setConnectionTimeout(10_000);
         config.setPoolName("fault-worker");
-        config.setInitializationFailTimeout(-1); // started during a PostgreSQL restart: OutboxWorker.start() waits for it
+        config.setInitializationFailTimeout(
+                -1); // started during a PostgreSQL restart: OutboxWorker.start() waits for it
         HikariDataSource dataSource = new HikariDataSource(config);
         String insert = "INSERT INTO " + schema + "." + Instrumentation.CALLS
                 + " (delivery_id, event_id, dispatch_id, attempt, pid, outcome) VALUES (?, ?, ?, ?, ?, ?)";
@@ -84,11 +85,14 @@ public final class FaultWorker {
                 .shutdownHook(false)
                 .build();
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            worker.close();
-            dataSource.close();
-            stopped.countDown();
-        }, "fault-worker-stop"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            worker.close();
+                            dataSource.close();
+                            stopped.countDown();
+                        },
+                        "fault-worker-stop"));
         worker.start();
         System.out.println(READY);
         System.out.flush();
@@ -96,7 +100,8 @@ public final class FaultWorker {
     }
 
     private static void record(DataSource dataSource, String insert, JobContext context, long pid, String outcome) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(insert)) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement(insert)) {
             s.setObject(1, context.deliveryId());
             s.setObject(2, context.eventId());
             s.setObject(3, context.dispatchId());
@@ -111,7 +116,8 @@ public final class FaultWorker {
 
     /** Whether the suite healed this event (an operator fixed what made it fail for good). */
     private static boolean healed(DataSource dataSource, String query, JobContext context) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(query)) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement(query)) {
             s.setObject(1, context.eventId());
             try (var rs = s.executeQuery()) {
                 return rs.next();

@@ -22,8 +22,10 @@ final class Instrumentation {
 
     static void install(DataSource dataSource, String schema) {
         String s = schema + ".";
-        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE " + s + CALLS + " (id bigserial PRIMARY KEY, delivery_id uuid NOT NULL, event_id uuid NOT NULL,"
+        try (Connection c = dataSource.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE " + s + CALLS
+                    + " (id bigserial PRIMARY KEY, delivery_id uuid NOT NULL, event_id uuid NOT NULL,"
                     + " dispatch_id uuid NOT NULL, attempt int NOT NULL, pid bigint NOT NULL, outcome text NOT NULL,"
                     + " called_at timestamptz NOT NULL DEFAULT clock_timestamp())");
             st.execute("CREATE TABLE " + s + TRANSITIONS + " (id bigserial PRIMARY KEY, delivery_id uuid NOT NULL,"
@@ -33,7 +35,8 @@ final class Instrumentation {
             st.execute("CREATE FUNCTION " + s + "fault_log_transition() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
                     + " IF TG_OP = 'UPDATE' AND OLD.status = NEW.status AND OLD.dispatch_id IS NOT DISTINCT FROM NEW.dispatch_id"
                     + " THEN RETURN NULL; END IF;"
-                    + " INSERT INTO " + s + TRANSITIONS + " (delivery_id, old_status, new_status, dispatch_id, attempts, failure_reason, old_timeout_at)"
+                    + " INSERT INTO " + s + TRANSITIONS
+                    + " (delivery_id, old_status, new_status, dispatch_id, attempts, failure_reason, old_timeout_at)"
                     + " VALUES (NEW.id, CASE WHEN TG_OP = 'UPDATE' THEN OLD.status::text END, NEW.status::text, NEW.dispatch_id,"
                     + " NEW.attempts, NEW.failure_reason, CASE WHEN TG_OP = 'UPDATE' THEN OLD.delivery_timeout_at END);"
                     + " RETURN NULL; END $$");

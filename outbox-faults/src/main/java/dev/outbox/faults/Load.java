@@ -22,8 +22,16 @@ import java.util.Locale;
  * @param failedWithoutCall deliveries that ended failed without any call of their handler
  * @param failed deliveries that ended failed
  */
-public record Load(long peakReadyMessages, long queueBound, double recoverySeconds, double goodputRatio, long logBytes,
-        long warnLines, long errorLines, long failedWithoutCall, long failed) {
+public record Load(
+        long peakReadyMessages,
+        long queueBound,
+        double recoverySeconds,
+        double goodputRatio,
+        long logBytes,
+        long warnLines,
+        long errorLines,
+        long failedWithoutCall,
+        long failed) {
 
     /** The goodput counts as back when it is at least this share of what was offered in the same window. */
     static final double KEEPS_UP = 0.8;
@@ -40,7 +48,9 @@ public record Load(long peakReadyMessages, long queueBound, double recoverySecon
      * for a whole window); NaN when even the last window fell behind.
      */
     static double recovery(List<Sample> samples, double from, double until) {
-        List<Sample> in = samples.stream().filter(s -> s.seconds() >= from && s.seconds() <= until).toList();
+        List<Sample> in = samples.stream()
+                .filter(s -> s.seconds() >= from && s.seconds() <= until)
+                .toList();
         int lastStart = in.size() - 1 - WINDOW;
         if (lastStart < 0) {
             return Double.NaN;
@@ -60,7 +70,9 @@ public record Load(long peakReadyMessages, long queueBound, double recoverySecon
         if (Double.isNaN(from)) {
             return Double.NaN;
         }
-        List<Sample> in = samples.stream().filter(s -> s.seconds() >= from && s.seconds() <= until).toList();
+        List<Sample> in = samples.stream()
+                .filter(s -> s.seconds() >= from && s.seconds() <= until)
+                .toList();
         if (in.size() < 2) {
             return Double.NaN;
         }
@@ -77,16 +89,22 @@ public record Load(long peakReadyMessages, long queueBound, double recoverySecon
 
     /** The rows of the report's table. */
     void rows(java.util.function.BiConsumer<String, Object> row) {
-        row.accept("peak ready messages in the job queue (read every 250 ms) / what the relays bound it to",
+        row.accept(
+                "peak ready messages in the job queue (read every 250 ms) / what the relays bound it to",
                 (peakReadyMessages < 0 ? "never read" : String.format(Locale.ROOT, "%,d", peakReadyMessages))
                         + String.format(Locale.ROOT, " / %,d", queueBound));
-        row.accept("**goodput back** (every " + WINDOW + " s window completes ≥ " + Math.round(KEEPS_UP * 100)
+        row.accept(
+                "**goodput back** (every " + WINDOW + " s window completes ≥ " + Math.round(KEEPS_UP * 100)
                         + " % of what was recorded in it) after the last fault",
                 Double.isNaN(recoverySeconds) ? "n/a" : String.format(Locale.ROOT, "%.0f s", recoverySeconds));
-        row.accept("completions / events recorded, from then until the producers stopped",
+        row.accept(
+                "completions / events recorded, from then until the producers stopped",
                 Double.isNaN(goodputRatio) ? "n/a" : String.format(Locale.ROOT, "%.2f", goodputRatio));
-        row.accept("**deliveries failed without a handler call** / failed", String.format(Locale.ROOT, "%,d / %,d", failedWithoutCall, failed));
-        row.accept("relay and worker logs: bytes / WARN lines / ERROR lines",
+        row.accept(
+                "**deliveries failed without a handler call** / failed",
+                String.format(Locale.ROOT, "%,d / %,d", failedWithoutCall, failed));
+        row.accept(
+                "relay and worker logs: bytes / WARN lines / ERROR lines",
                 String.format(Locale.ROOT, "%,d / %,d / %,d", logBytes, warnLines, errorLines));
     }
 }

@@ -22,7 +22,10 @@ record LogVolume(long bytes, long warnLines, long errorLines) {
     static LogVolume of(Path logDir) throws IOException {
         List<Path> files;
         try (Stream<Path> list = Files.list(logDir)) {
-            files = list.filter(p -> PROCESS_LOG.matcher(p.getFileName().toString()).matches()).sorted().toList();
+            files = list.filter(
+                            p -> PROCESS_LOG.matcher(p.getFileName().toString()).matches())
+                    .sorted()
+                    .toList();
         }
         long bytes = 0;
         long warn = 0;

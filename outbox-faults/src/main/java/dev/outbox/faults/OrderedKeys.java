@@ -43,8 +43,16 @@ final class OrderedKeys {
      * @param stillBlocked keys blocked after the last round
      * @param keys keys with at least one delivery
      */
-    record Result(int rounds, long blockedHeads, long skipped, long requeued, long overtaken, long outOfOrderStarts,
-            long overlapping, long stillBlocked, long keys) {
+    record Result(
+            int rounds,
+            long blockedHeads,
+            long skipped,
+            long requeued,
+            long overtaken,
+            long outOfOrderStarts,
+            long overlapping,
+            long stillBlocked,
+            long keys) {
 
         /** The ordering promises that did not hold. */
         List<String> broken() {
@@ -89,8 +97,8 @@ final class OrderedKeys {
      * @return the blocked heads this round met (0: the run is over)
      */
     int unblockRound() {
-        overtaken += counts.count("SELECT count(*) FROM " + s + "outbox_deliveries p WHERE " + counts.behindBlockingHead("p")
-                + " AND (p.status <> 'pending' OR p.attempts > 0)");
+        overtaken += counts.count("SELECT count(*) FROM " + s + "outbox_deliveries p WHERE "
+                + counts.behindBlockingHead("p") + " AND (p.status <> 'pending' OR p.attempts > 0)");
         List<BlockedKey> heads = new ArrayList<>(admin.blockedKeys(OutboxAdmin.MAX_PAGE));
         if (heads.isEmpty()) {
             return 0;
@@ -109,13 +117,18 @@ final class OrderedKeys {
         }
         skipped += toSkip.isEmpty() ? 0 : admin.skipBlocked(toSkip, false).deliveries();
         heal(toRequeue);
-        requeued += toRequeue.isEmpty() ? 0 : admin.requeueBlocked(toRequeue.stream().map(BlockedKey::deliveryId).toList(), false).deliveries();
+        requeued += toRequeue.isEmpty()
+                ? 0
+                : admin.requeueBlocked(
+                                toRequeue.stream().map(BlockedKey::deliveryId).toList(), false)
+                        .deliveries();
         return heads.size();
     }
 
     private void heal(List<BlockedKey> heads) {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement st = c.prepareStatement("INSERT INTO " + s + Instrumentation.HEALED + " (event_id) VALUES (?) ON CONFLICT DO NOTHING")) {
+                PreparedStatement st = c.prepareStatement("INSERT INTO " + s + Instrumentation.HEALED
+                        + " (event_id) VALUES (?) ON CONFLICT DO NOTHING")) {
             for (BlockedKey head : heads) {
                 st.setObject(1, head.eventId());
                 st.addBatch();
@@ -128,21 +141,27 @@ final class OrderedKeys {
 
     /** The checks over the whole run, read once every process has stopped. */
     Result result() {
-        long outOfOrder = counts.count("SELECT count(*) FROM (SELECT d.ordering_position AS pos, max(d.ordering_position) OVER ("
-                + "PARTITION BY d.job_type, d.queue_name, d.ordering_key ORDER BY c.called_at, c.id"
-                + " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM " + s + Instrumentation.CALLS + " c JOIN " + s
-                + "outbox_deliveries d ON d.id = c.delivery_id WHERE d.ordering_key IS NOT NULL) x WHERE x.before > x.pos");
-        long overlapping = counts.count("SELECT count(*) FROM (SELECT first_dispatch, lag(ordering_position) OVER w AS ahead,"
-                + " lag(ended) OVER w AS ahead_ended FROM (SELECT d.job_type, d.queue_name, d.ordering_key, d.ordering_position,"
-                + " (SELECT min(t.at) FROM " + s + Instrumentation.TRANSITIONS + " t WHERE t.delivery_id = d.id AND t.new_status = 'dispatched')"
-                + " AS first_dispatch, coalesce((SELECT max(t.at) FROM " + s + Instrumentation.TRANSITIONS
-                + " t WHERE t.delivery_id = d.id AND t.new_status = 'completed'), d.skipped_at) AS ended FROM " + s
-                + "outbox_deliveries d WHERE d.ordering_key IS NOT NULL) life"
-                + " WINDOW w AS (PARTITION BY job_type, queue_name, ordering_key ORDER BY ordering_position)) x"
-                + " WHERE x.ahead IS NOT NULL AND x.first_dispatch IS NOT NULL AND (x.ahead_ended IS NULL OR x.first_dispatch < x.ahead_ended)");
+        long outOfOrder = counts.count(
+                "SELECT count(*) FROM (SELECT d.ordering_position AS pos, max(d.ordering_position) OVER ("
+                        + "PARTITION BY d.job_type, d.queue_name, d.ordering_key ORDER BY c.called_at, c.id"
+                        + " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before FROM " + s
+                        + Instrumentation.CALLS + " c JOIN " + s
+                        + "outbox_deliveries d ON d.id = c.delivery_id WHERE d.ordering_key IS NOT NULL) x WHERE x.before > x.pos");
+        long overlapping = counts.count(
+                "SELECT count(*) FROM (SELECT first_dispatch, lag(ordering_position) OVER w AS ahead,"
+                        + " lag(ended) OVER w AS ahead_ended FROM (SELECT d.job_type, d.queue_name, d.ordering_key, d.ordering_position,"
+                        + " (SELECT min(t.at) FROM " + s + Instrumentation.TRANSITIONS
+                        + " t WHERE t.delivery_id = d.id AND t.new_status = 'dispatched')"
+                        + " AS first_dispatch, coalesce((SELECT max(t.at) FROM " + s + Instrumentation.TRANSITIONS
+                        + " t WHERE t.delivery_id = d.id AND t.new_status = 'completed'), d.skipped_at) AS ended FROM "
+                        + s
+                        + "outbox_deliveries d WHERE d.ordering_key IS NOT NULL) life"
+                        + " WINDOW w AS (PARTITION BY job_type, queue_name, ordering_key ORDER BY ordering_position)) x"
+                        + " WHERE x.ahead IS NOT NULL AND x.first_dispatch IS NOT NULL AND (x.ahead_ended IS NULL OR x.first_dispatch < x.ahead_ended)");
         long stillBlocked = admin.blockedKeys(OutboxAdmin.MAX_PAGE).size();
         long keys = counts.count("SELECT count(DISTINCT (job_type, queue_name, ordering_key)) FROM " + s
                 + "outbox_deliveries WHERE ordering_key IS NOT NULL");
-        return new Result(rounds, blockedHeads, skipped, requeued, overtaken, outOfOrder, overlapping, stillBlocked, keys);
+        return new Result(
+                rounds, blockedHeads, skipped, requeued, overtaken, outOfOrder, overlapping, stillBlocked, keys);
     }
 }

@@ -51,8 +51,10 @@ final class PrivatePostgres implements AutoCloseable {
                     .setErrorRedirector(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .setPGStartupWait(Duration.ofSeconds(60))
                     .start();
-            long pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
-            Path postgres = Path.of(ProcessHandle.of(pid).flatMap(h -> h.info().command())
+            long pid = Long.parseLong(
+                    Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
+            Path postgres = Path.of(ProcessHandle.of(pid)
+                    .flatMap(h -> h.info().command())
                     .orElseThrow(() -> new IllegalStateException("cannot find the postgres binary of pid " + pid)));
             return new PrivatePostgres(embedded, dataDir, postgres.resolveSibling("pg_ctl"), log, port);
         } catch (IOException e) {

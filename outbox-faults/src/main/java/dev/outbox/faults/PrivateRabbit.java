@@ -50,8 +50,10 @@ final class PrivateRabbit implements AutoCloseable {
             dir = Files.createTempDirectory("outbox-faults-rabbitmq-");
             // the server runs as its own user (the Debian package switches to it): let it write here
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
-            Path envFile = write(dir.resolve("rabbitmq-env.conf"), "NODENAME=" + node + "\nERL_EPMD_ADDRESS=127.0.0.1\n"
-                    + "export ERL_FLAGS=\"-kernel inet_dist_use_interface {127,0,0,1}\"\n");
+            Path envFile = write(
+                    dir.resolve("rabbitmq-env.conf"),
+                    "NODENAME=" + node + "\nERL_EPMD_ADDRESS=127.0.0.1\n"
+                            + "export ERL_FLAGS=\"-kernel inet_dist_use_interface {127,0,0,1}\"\n");
             Path config = write(dir.resolve("rabbitmq.conf"), "listeners.tcp.local = 127.0.0.1:" + port + "\n");
             Path plugins = write(dir.resolve("enabled_plugins"), "[].\n");
             env.put("RABBITMQ_NODENAME", node);

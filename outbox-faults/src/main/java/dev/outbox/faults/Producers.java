@@ -77,8 +77,13 @@ final class Producers {
             if (wait > 0) {
                 LockSupport.parkNanos(wait);
             }
-            Object payload = scenario.doomed(seq) ? new DoomedEvent(seq, "doomed")
-                    : new FaultEvent(seq, scenario.flaky(seq) ? FaultEvent.FLAKY : scenario.terminal(seq) ? FaultEvent.TERMINAL : FaultEvent.ORDINARY);
+            Object payload = scenario.doomed(seq)
+                    ? new DoomedEvent(seq, "doomed")
+                    : new FaultEvent(
+                            seq,
+                            scenario.flaky(seq)
+                                    ? FaultEvent.FLAKY
+                                    : scenario.terminal(seq) ? FaultEvent.TERMINAL : FaultEvent.ORDINARY);
             NewEvent unkeyed = NewEvent.of(payload).withId(ids.next());
             NewEvent event = scenario.orderedRoutes() ? unkeyed.withOrderingKey(scenario.key(seq)) : unkeyed;
             while (!stopped) {

@@ -36,14 +36,34 @@ import java.util.List;
  *     until the suite, as an operator, heals them; on an ordered route each blocks its key until it
  *     is skipped or healed and requeued ({@link OrderedKeys})
  */
-public record Scenario(int events, int producers, int relays, int workers, int faultSeconds, int killEverySeconds,
-        int brokerStops, int brokerStopSeconds, int pgRestarts, double failShare, List<Integer> retryDelays,
-        List<Integer> doomedRetryDelays, int deliveryTimeoutSeconds, int drainTimeoutSeconds, long seed,
-        int slowHandlerMillis, int cpuHogs, int recoverySeconds, int maxQueueDepth, int dispatchBatchSize, int keys,
-        double flakyShare, double terminalShare) {
+public record Scenario(
+        int events,
+        int producers,
+        int relays,
+        int workers,
+        int faultSeconds,
+        int killEverySeconds,
+        int brokerStops,
+        int brokerStopSeconds,
+        int pgRestarts,
+        double failShare,
+        List<Integer> retryDelays,
+        List<Integer> doomedRetryDelays,
+        int deliveryTimeoutSeconds,
+        int drainTimeoutSeconds,
+        long seed,
+        int slowHandlerMillis,
+        int cpuHogs,
+        int recoverySeconds,
+        int maxQueueDepth,
+        int dispatchBatchSize,
+        int keys,
+        double flakyShare,
+        double terminalShare) {
 
     /** The relays' default bound and batch, as a relay service started with neither variable has them. */
     static final int DEFAULT_MAX_QUEUE_DEPTH = 1_000;
+
     static final int DEFAULT_DISPATCH_BATCH_SIZE = 500;
 
     public Scenario {
@@ -87,14 +107,58 @@ public record Scenario(int events, int producers, int relays, int workers, int f
 
     /** The version of the README's test command: about a minute on two cores. */
     public static Scenario small() {
-        return new Scenario(3_000, 2, 2, 2, 20, 7, 1, 5, 1, 0.05, List.of(1, 2, 5, 10, 10), List.of(1, 1), 10, 90, 12,
-                0, 0, 0, DEFAULT_MAX_QUEUE_DEPTH, DEFAULT_DISPATCH_BATCH_SIZE, 0, 0, 0);
+        return new Scenario(
+                3_000,
+                2,
+                2,
+                2,
+                20,
+                7,
+                1,
+                5,
+                1,
+                0.05,
+                List.of(1, 2, 5, 10, 10),
+                List.of(1, 1),
+                10,
+                90,
+                12,
+                0,
+                0,
+                0,
+                DEFAULT_MAX_QUEUE_DEPTH,
+                DEFAULT_DISPATCH_BATCH_SIZE,
+                0,
+                0,
+                0);
     }
 
     /** The documented full run: 100,000 events, five minutes of faults. */
     public static Scenario full() {
-        return new Scenario(100_000, 4, 4, 3, 300, 5, 2, 5, 2, 0, List.of(1, 2, 5, 10, 10), List.of(1, 1), 15, 300, 12,
-                0, 0, 0, DEFAULT_MAX_QUEUE_DEPTH, DEFAULT_DISPATCH_BATCH_SIZE, 0, 0, 0);
+        return new Scenario(
+                100_000,
+                4,
+                4,
+                3,
+                300,
+                5,
+                2,
+                5,
+                2,
+                0,
+                List.of(1, 2, 5, 10, 10),
+                List.of(1, 1),
+                15,
+                300,
+                12,
+                0,
+                0,
+                0,
+                DEFAULT_MAX_QUEUE_DEPTH,
+                DEFAULT_DISPATCH_BATCH_SIZE,
+                0,
+                0,
+                0);
     }
 
     /**
@@ -104,8 +168,30 @@ public record Scenario(int events, int producers, int relays, int workers, int f
      * suite skips half the blocked heads and heals and requeues the others ({@link OrderedKeys}).
      */
     public static Scenario ordered() {
-        return new Scenario(10_000, 4, 4, 2, 60, 5, 1, 5, 1, 0, List.of(1, 2, 5, 10, 10), List.of(1, 1), 15, 300, 12,
-                0, 0, 0, DEFAULT_MAX_QUEUE_DEPTH, DEFAULT_DISPATCH_BATCH_SIZE, 100, 0.05, 0.003);
+        return new Scenario(
+                10_000,
+                4,
+                4,
+                2,
+                60,
+                5,
+                1,
+                5,
+                1,
+                0,
+                List.of(1, 2, 5, 10, 10),
+                List.of(1, 1),
+                15,
+                300,
+                12,
+                0,
+                0,
+                0,
+                DEFAULT_MAX_QUEUE_DEPTH,
+                DEFAULT_DISPATCH_BATCH_SIZE,
+                100,
+                0.05,
+                0.003);
     }
 
     /**
@@ -114,8 +200,30 @@ public record Scenario(int events, int producers, int relays, int workers, int f
      * those; the full ordered run has both): the suite's time is what it costs.
      */
     public static Scenario orderedSmall() {
-        return new Scenario(1_000, 2, 2, 2, 10, 3, 0, 5, 0, 0, List.of(1, 2, 5, 10, 10), List.of(1, 1), 10, 90, 12,
-                0, 0, 0, DEFAULT_MAX_QUEUE_DEPTH, DEFAULT_DISPATCH_BATCH_SIZE, 20, 0.05, 0.01);
+        return new Scenario(
+                1_000,
+                2,
+                2,
+                2,
+                10,
+                3,
+                0,
+                5,
+                0,
+                0,
+                List.of(1, 2, 5, 10, 10),
+                List.of(1, 1),
+                10,
+                90,
+                12,
+                0,
+                0,
+                0,
+                DEFAULT_MAX_QUEUE_DEPTH,
+                DEFAULT_DISPATCH_BATCH_SIZE,
+                20,
+                0.05,
+                0.01);
     }
 
     /**
@@ -128,8 +236,30 @@ public record Scenario(int events, int producers, int relays, int workers, int f
      * wait costs no attempt (the worker renews the start of what waits for a handler thread).
      */
     public static Scenario overload() {
-        return new Scenario(6_000, 2, 2, 2, 40, 0, 1, 5, 0, 0, List.of(1), List.of(1, 1), 10, 120, 12,
-                400, 1, 40, 400, 100, 0, 0, 0);
+        return new Scenario(
+                6_000,
+                2,
+                2,
+                2,
+                40,
+                0,
+                1,
+                5,
+                0,
+                0,
+                List.of(1),
+                List.of(1, 1),
+                10,
+                120,
+                12,
+                400,
+                1,
+                40,
+                400,
+                100,
+                0,
+                0,
+                0);
     }
 
     /** Whether this is an overload run: slow handlers or a recovery period. */

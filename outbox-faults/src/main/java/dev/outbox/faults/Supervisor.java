@@ -21,7 +21,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class Supervisor implements AutoCloseable {
 
-    enum Kind { RELAY, WORKER }
+    enum Kind {
+        RELAY,
+        WORKER
+    }
 
     /** A process that exited without being asked to. */
     record Exit(String name, Kind kind, long pid, int exitCode, String lastLogLine, Instant at, String log) {}
@@ -95,7 +98,8 @@ final class Supervisor implements AutoCloseable {
 
     private synchronized boolean logHolds(Slot s, String marker) {
         try {
-            return Files.exists(s.log) && Files.readString(s.log, StandardCharsets.UTF_8).contains(marker);
+            return Files.exists(s.log)
+                    && Files.readString(s.log, StandardCharsets.UTF_8).contains(marker);
         } catch (IOException e) {
             return false;
         }
@@ -161,7 +165,8 @@ final class Supervisor implements AutoCloseable {
                     s.process.destroyForcibly();
                     s.process.waitFor(10, TimeUnit.SECONDS);
                 }
-                result.add(new Stop(s.name, s.kind, stopped, stopped ? s.process.exitValue() : -1, seconds, lastLine(s.log)));
+                result.add(new Stop(
+                        s.name, s.kind, stopped, stopped ? s.process.exitValue() : -1, seconds, lastLine(s.log)));
             }
         }
         return result;
@@ -191,7 +196,13 @@ final class Supervisor implements AutoCloseable {
                         continue;
                     }
                     if (s.restartAtNanos == 0) {
-                        exits.add(new Exit(s.name, s.kind, s.process.pid(), s.process.exitValue(), exitLine(s.log), Instant.now(),
+                        exits.add(new Exit(
+                                s.name,
+                                s.kind,
+                                s.process.pid(),
+                                s.process.exitValue(),
+                                exitLine(s.log),
+                                Instant.now(),
                                 s.log.getFileName().toString()));
                         s.restartAtNanos = now + RESTART_DELAY.toNanos();
                     } else if (now >= s.restartAtNanos) {
@@ -213,14 +224,21 @@ final class Supervisor implements AutoCloseable {
         s.log = logDir.resolve(s.name + "." + s.starts + ".log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dorg.jooq.no-logo=true",
-                "-Dorg.jooq.no-tips=true", "-cp", System.getProperty("java.class.path")));
+        command.addAll(List.of(
+                "-Xmx192m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Dorg.jooq.no-logo=true",
+                "-Dorg.jooq.no-tips=true",
+                "-cp",
+                System.getProperty("java.class.path")));
         if (s.kind == Kind.RELAY) {
             command.addAll(List.of(RELAY_MAIN, "relay", "--loop", "--sleep=1"));
         } else {
             command.add(FaultWorker.MAIN);
         }
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(s.log.toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(s.log.toFile());
         pb.environment().putAll(env);
         try {
             s.process = pb.start();
@@ -258,7 +276,10 @@ final class Supervisor implements AutoCloseable {
             List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
             for (int i = lines.size() - 1; i >= 0; i--) {
                 String line = lines.get(i).strip();
-                if (!line.isEmpty() && !line.startsWith("at ") && !line.startsWith("Caused by:") && !line.matches("\\.\\.\\. \\d+ more")) {
+                if (!line.isEmpty()
+                        && !line.startsWith("at ")
+                        && !line.startsWith("Caused by:")
+                        && !line.matches("\\.\\.\\. \\d+ more")) {
                     line = line.replaceFirst("^\\d{4}-\\d\\d-\\d\\dT[0-9:.]+(Z|[+-]\\d\\d:\\d\\d)\\s+", "");
                     return line.length() > 200 ? line.substring(0, 200) + "…" : line;
                 }

@@ -19,8 +19,14 @@ class CountsTest {
 
     @Test
     void aDuplicateAfterTheEarlierCallsWorkerExitedUnaskedIsExplainedByThatExit() {
-        Supervisor.Exit exit = new Supervisor.Exit("worker-1", Supervisor.Kind.WORKER, 42, 1, "Exception in thread \"main\" ...",
-                T0.plusSeconds(1), "worker-1.2.log");
+        Supervisor.Exit exit = new Supervisor.Exit(
+                "worker-1",
+                Supervisor.Kind.WORKER,
+                42,
+                1,
+                "Exception in thread \"main\" ...",
+                T0.plusSeconds(1),
+                "worker-1.2.log");
 
         assertThat(Counts.fault(EARLIER, AGAIN, List.of(), List.of(exit), List.of()))
                 .isEqualTo("unasked exit of the worker that ran the earlier call");
@@ -28,9 +34,11 @@ class CountsTest {
 
     @Test
     void anExitOfAnotherWorkerExplainsNothing() {
-        Supervisor.Exit exit = new Supervisor.Exit("worker-2", Supervisor.Kind.WORKER, 44, 1, "...", T0.plusSeconds(1), "worker-2.1.log");
+        Supervisor.Exit exit = new Supervisor.Exit(
+                "worker-2", Supervisor.Kind.WORKER, 44, 1, "...", T0.plusSeconds(1), "worker-2.1.log");
 
-        assertThat(Counts.fault(EARLIER, AGAIN, List.of(), List.of(exit), List.of())).startsWith(Counts.UNEXPLAINED);
+        assertThat(Counts.fault(EARLIER, AGAIN, List.of(), List.of(exit), List.of()))
+                .startsWith(Counts.UNEXPLAINED);
     }
 
     /**
@@ -40,7 +48,8 @@ class CountsTest {
      */
     @Test
     void aKillSignalledBetweenTheCallsExplainsTheDuplicateEvenWhenTheProcessWasReapedAfterIt() {
-        Supervisor.Kill kill = new Supervisor.Kill("worker-3", Supervisor.Kind.WORKER, 42, T0.plusMillis(1_990), T0.plusMillis(2_020));
+        Supervisor.Kill kill =
+                new Supervisor.Kill("worker-3", Supervisor.Kind.WORKER, 42, T0.plusMillis(1_990), T0.plusMillis(2_020));
 
         assertThat(Counts.fault(EARLIER, AGAIN, List.of(kill), List.of(), List.of()))
                 .isEqualTo("kill -9 of the worker that ran the earlier call");
@@ -48,9 +57,11 @@ class CountsTest {
 
     @Test
     void aKillSignalledAfterTheDuplicateExplainsNothing() {
-        Supervisor.Kill kill = new Supervisor.Kill("worker-3", Supervisor.Kind.WORKER, 42, T0.plusMillis(2_020), T0.plusMillis(2_050));
+        Supervisor.Kill kill =
+                new Supervisor.Kill("worker-3", Supervisor.Kind.WORKER, 42, T0.plusMillis(2_020), T0.plusMillis(2_050));
 
-        assertThat(Counts.fault(EARLIER, AGAIN, List.of(kill), List.of(), List.of())).startsWith(Counts.UNEXPLAINED);
+        assertThat(Counts.fault(EARLIER, AGAIN, List.of(kill), List.of(), List.of()))
+                .startsWith(Counts.UNEXPLAINED);
     }
 
     /**
@@ -63,13 +74,16 @@ class CountsTest {
         Counts.Call again = new Counts.Call(DELIVERY, DISPATCH, 43, "ok", T0.plusMillis(113));
         Supervisor.Kill kill = new Supervisor.Kill("worker-3", Supervisor.Kind.WORKER, 42, T0, T0.plusMillis(70));
 
-        assertThat(Counts.fault(earlier, again, List.of(kill), List.of(), List.of())).isEqualTo("kill -9 of the worker that ran the earlier call");
+        assertThat(Counts.fault(earlier, again, List.of(kill), List.of(), List.of()))
+                .isEqualTo("kill -9 of the worker that ran the earlier call");
     }
 
     @Test
     void aKillReapedBeforeTheEarlierCallExplainsNothing() {
-        Supervisor.Kill kill = new Supervisor.Kill("worker-3", Supervisor.Kind.WORKER, 42, T0.minusMillis(500), T0.minusMillis(400));
+        Supervisor.Kill kill =
+                new Supervisor.Kill("worker-3", Supervisor.Kind.WORKER, 42, T0.minusMillis(500), T0.minusMillis(400));
 
-        assertThat(Counts.fault(EARLIER, AGAIN, List.of(kill), List.of(), List.of())).startsWith(Counts.UNEXPLAINED);
+        assertThat(Counts.fault(EARLIER, AGAIN, List.of(kill), List.of(), List.of()))
+                .startsWith(Counts.UNEXPLAINED);
     }
 }

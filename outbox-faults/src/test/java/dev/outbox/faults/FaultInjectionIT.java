@@ -28,23 +28,45 @@ class FaultInjectionIT {
 
     @Test
     void noEventIsLostOrCompletedTwiceAndEveryDuplicateHasAFaultBehindIt() throws Exception {
-        assumeTrue(PrivateRabbit.available(), "rabbitmq-server and rabbitmqctl are not on the PATH: the fault suite needs a node of its own");
+        assumeTrue(
+                PrivateRabbit.available(),
+                "rabbitmq-server and rabbitmqctl are not on the PATH: the fault suite needs a node of its own");
         Report report = FaultSuite.run(Scenario.small(), dir, System.out);
         System.out.print(report.toMarkdown());
 
-        assertThat(report.drained()).as("every delivery ended within the drain timeout").isTrue();
-        assertThat(report.eventsCommitted()).as("events committed").isEqualTo(Scenario.small().events());
-        assertThat(report.acknowledgedMissing()).as("events the producers saw committed but missing").isZero();
-        assertThat(report.lostEvents()).as("committed events without a completed delivery").isZero();
-        assertThat(report.doomedFailed()).as("always-failing events whose delivery ended failed").isEqualTo(report.doomedEvents());
+        assertThat(report.drained())
+                .as("every delivery ended within the drain timeout")
+                .isTrue();
+        assertThat(report.eventsCommitted())
+                .as("events committed")
+                .isEqualTo(Scenario.small().events());
+        assertThat(report.acknowledgedMissing())
+                .as("events the producers saw committed but missing")
+                .isZero();
+        assertThat(report.lostEvents())
+                .as("committed events without a completed delivery")
+                .isZero();
+        assertThat(report.doomedFailed())
+                .as("always-failing events whose delivery ended failed")
+                .isEqualTo(report.doomedEvents());
         assertThat(report.doomedEvents()).isPositive();
         assertThat(report.completedTwice()).as("deliveries completed twice").isZero();
-        assertThat(report.completedWithoutCall()).as("completed deliveries without a handler call").isZero();
-        assertThat(report.unexplainedDuplicates()).as("duplicate handler calls without a fault: %s", report.duplicateCauses()).isZero();
-        assertThat(report.notStoppedOnSigterm()).as("processes still running 20 s after SIGTERM: %s", report.stops()).isZero();
+        assertThat(report.completedWithoutCall())
+                .as("completed deliveries without a handler call")
+                .isZero();
+        assertThat(report.unexplainedDuplicates())
+                .as("duplicate handler calls without a fault: %s", report.duplicateCauses())
+                .isZero();
+        assertThat(report.notStoppedOnSigterm())
+                .as("processes still running 20 s after SIGTERM: %s", report.stops())
+                .isZero();
         assertThat(report.relayKills() + report.workerKills()).as("kills").isPositive();
         assertThat(report.outages()).extracting(Outage::kind).contains(Outage.Kind.BROKER_STOP, Outage.Kind.PG_RESTART);
-        assertThat(report.unexpectedRelayExits()).as("relays that exited unasked: %s", report.unexpectedExits()).isZero();
-        assertThat(report.unexpectedWorkerExits()).as("workers that exited unasked: %s", report.unexpectedExits()).isZero();
+        assertThat(report.unexpectedRelayExits())
+                .as("relays that exited unasked: %s", report.unexpectedExits())
+                .isZero();
+        assertThat(report.unexpectedWorkerExits())
+                .as("workers that exited unasked: %s", report.unexpectedExits())
+                .isZero();
     }
 }

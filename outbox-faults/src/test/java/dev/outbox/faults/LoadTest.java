@@ -42,6 +42,8 @@ class LoadTest {
         List<Load.Sample> s = samples(10, 10, 10, 10, 10, 10, 10, 10, 10, 10);
         assertThat(Load.recovery(s, 0, 9)).isNaN();
         assertThat(Load.goodput(s, Double.NaN, 9)).isNaN();
-        assertThat(Load.recovery(samples(100, 100, 100), 0, 2)).as("shorter than one window").isNaN();
+        assertThat(Load.recovery(samples(100, 100, 100), 0, 2))
+                .as("shorter than one window")
+                .isNaN();
     }
 }

@@ -29,18 +29,27 @@ class OverloadIT {
 
     @Test
     void goodputComesBackNothingFailsUnrunAndQueueAndLogsStayBounded() throws Exception {
-        assumeTrue(PrivateRabbit.available(), "rabbitmq-server and rabbitmqctl are not on the PATH: the fault suite needs a node of its own");
+        assumeTrue(
+                PrivateRabbit.available(),
+                "rabbitmq-server and rabbitmqctl are not on the PATH: the fault suite needs a node of its own");
         Scenario scenario = Scenario.overload();
         Report report = FaultSuite.run(scenario, dir, System.out);
         System.out.print(report.toMarkdown());
         Load load = report.load();
 
-        assertThat(report.brokenPromises(true, true)).as("the fault suite's promises").isEmpty();
+        assertThat(report.brokenPromises(true, true))
+                .as("the fault suite's promises")
+                .isEmpty();
         assertThat(report.eventsCommitted()).as("events committed").isEqualTo(scenario.events());
-        assertThat(load.failedWithoutCall()).as("deliveries failed without their handler having run").isZero();
-        assertThat(load.recoverySeconds()).as("seconds from the last fault until the goodput kept up with the offered rate")
+        assertThat(load.failedWithoutCall())
+                .as("deliveries failed without their handler having run")
+                .isZero();
+        assertThat(load.recoverySeconds())
+                .as("seconds from the last fault until the goodput kept up with the offered rate")
                 .isLessThanOrEqualTo(RECOVERY_SECONDS);
-        assertThat(load.peakReadyMessages()).as("peak ready messages in the job queue").isBetween(1L, load.queueBound());
+        assertThat(load.peakReadyMessages())
+                .as("peak ready messages in the job queue")
+                .isBetween(1L, load.queueBound());
         assertThat(load.logBytes()).as("bytes the relays and workers logged").isLessThanOrEqualTo(MAX_LOG_BYTES);
     }
 }

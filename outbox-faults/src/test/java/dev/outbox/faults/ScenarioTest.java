@@ -36,7 +36,8 @@ class ScenarioTest {
 
     @Test
     void badOptionsAreRefusedByName() {
-        assertThatThrownBy(() -> parse("--small", "", "--ordered", "")).hasMessage("--small and --ordered exclude each other");
+        assertThatThrownBy(() -> parse("--small", "", "--ordered", ""))
+                .hasMessage("--small and --ordered exclude each other");
         assertThatThrownBy(() -> parse("--keys", "-1")).hasMessage("keys must not be negative, got -1");
         assertThatThrownBy(() -> parse("--keys", "many")).hasMessage("--keys must be a whole number, got 'many'");
         assertThatThrownBy(() -> parse("--flaky-share", "2")).hasMessage("flakyShare must be from 0 to 1, got 2.0");
@@ -55,6 +56,7 @@ class ScenarioTest {
         long terminal = LongStream.range(0, s.events()).filter(s::terminal).count();
         assertThat(flaky).isEqualTo(50); // 5 % of 1,000
         assertThat(terminal).isBetween(9L, 10L); // 1 %, less the ones that are flaky already
-        assertThat(LongStream.range(0, s.events()).filter(seq -> s.flaky(seq) && s.terminal(seq))).isEmpty();
+        assertThat(LongStream.range(0, s.events()).filter(seq -> s.flaky(seq) && s.terminal(seq)))
+                .isEmpty();
     }
 }

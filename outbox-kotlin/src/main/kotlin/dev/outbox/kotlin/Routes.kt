@@ -25,18 +25,46 @@ import kotlin.time.toKotlinDuration
  * jobRoute("send-confirmation", "emails", retryDelays = listOf(5.seconds, 30.seconds, 2.minutes), deliveryTimeout = 5.minutes)
  * ```
  */
-public fun jobRoute(jobType: String, queue: String, retryDelays: List<Duration>, deliveryTimeout: Duration): JobRoute =
-    Route.job(jobType, queue, retryDelays.toJava(), deliveryTimeout.toJavaDuration())
+public fun jobRoute(
+    jobType: String,
+    queue: String,
+    retryDelays: List<Duration>,
+    deliveryTimeout: Duration,
+): JobRoute = Route.job(jobType, queue, retryDelays.toJava(), deliveryTimeout.toJavaDuration())
 
 /** A publish route ([Route.publish]): the event payload to [exchange] with [routingKey]. */
-public fun publishRoute(name: String, exchange: String, routingKey: String, retryDelays: List<Duration>, deliveryTimeout: Duration): PublishRoute =
-    Route.publish(name, exchange, routingKey, retryDelays.toJava(), deliveryTimeout.toJavaDuration())
+public fun publishRoute(
+    name: String,
+    exchange: String,
+    routingKey: String,
+    retryDelays: List<Duration>,
+    deliveryTimeout: Duration,
+): PublishRoute =
+    Route.publish(
+        name,
+        exchange,
+        routingKey,
+        retryDelays.toJava(),
+        deliveryTimeout.toJavaDuration(),
+    )
 
-/** [Routes.Builder.job] in kotlin.time.Duration: an invalid field is refused naming the event type as well. */
-public fun Routes.Builder.job(eventType: String, jobType: String, queue: String, retryDelays: List<Duration>, deliveryTimeout: Duration): Routes.Builder =
+/**
+ * [Routes.Builder.job] in kotlin.time.Duration: an invalid field is refused naming the event type
+ * as well.
+ */
+public fun Routes.Builder.job(
+    eventType: String,
+    jobType: String,
+    queue: String,
+    retryDelays: List<Duration>,
+    deliveryTimeout: Duration,
+): Routes.Builder =
     job(eventType, jobType, queue, retryDelays.toJava(), deliveryTimeout.toJavaDuration())
 
-/** [Routes.Builder.publish] in kotlin.time.Duration: an invalid field is refused naming the event type as well. */
+/**
+ * [Routes.Builder.publish] in kotlin.time.Duration: an invalid field is refused naming the event
+ * type as well.
+ */
 public fun Routes.Builder.publish(
     eventType: String,
     name: String,
@@ -44,10 +72,19 @@ public fun Routes.Builder.publish(
     routingKey: String,
     retryDelays: List<Duration>,
     deliveryTimeout: Duration,
-): Routes.Builder = publish(eventType, name, exchange, routingKey, retryDelays.toJava(), deliveryTimeout.toJavaDuration())
+): Routes.Builder =
+    publish(
+        eventType,
+        name,
+        exchange,
+        routingKey,
+        retryDelays.toJava(),
+        deliveryTimeout.toJavaDuration(),
+    )
 
 /**
- * [RetrySchedule] in kotlin.time.Duration. An explicit schedule is a plain list: `listOf(5.seconds, 30.seconds)`.
+ * [RetrySchedule] in kotlin.time.Duration. An explicit schedule is a plain list: `listOf(5.seconds,
+ * 30.seconds)`.
  *
  * ```kotlin
  * RetryDelays.exponential(5.seconds, 3.0, 1.hours, 6) // 5 s, 15 s, 45 s, 135 s, 405 s, 1215 s
@@ -56,9 +93,18 @@ public fun Routes.Builder.publish(
  */
 public object RetryDelays {
 
-    /** [RetrySchedule.exponential]: [retries] delays from [initial], times [factor] each, capped at [cap]. */
-    public fun exponential(initial: Duration, factor: Double, cap: Duration, retries: Int): List<Duration> =
-        RetrySchedule.exponential(initial.toJavaDuration(), factor, cap.toJavaDuration(), retries).map { it.toKotlinDuration() }
+    /**
+     * [RetrySchedule.exponential]: [retries] delays from [initial], times [factor] each, capped at
+     * [cap].
+     */
+    public fun exponential(
+        initial: Duration,
+        factor: Double,
+        cap: Duration,
+        retries: Int,
+    ): List<Duration> =
+        RetrySchedule.exponential(initial.toJavaDuration(), factor, cap.toJavaDuration(), retries)
+            .map { it.toKotlinDuration() }
 
     /** [RetrySchedule.fixed]: [retries] equal delays of [delay]. */
     public fun fixed(delay: Duration, retries: Int): List<Duration> =

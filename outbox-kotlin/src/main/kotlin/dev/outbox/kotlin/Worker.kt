@@ -17,5 +17,7 @@ import dev.outbox.worker.OutboxWorker
  *
  * The event is read as the class of [T]: type arguments (a `List<OrderPlaced>`) are not seen.
  */
-public inline fun <reified T : Any> OutboxWorker.Builder.handler(jobType: String, handler: JobHandler<T>): OutboxWorker.Builder =
-    this.handler(jobType, T::class.java, handler)
+public inline fun <reified T : Any> OutboxWorker.Builder.handler(
+    jobType: String,
+    handler: JobHandler<T>,
+): OutboxWorker.Builder = this.handler(jobType, T::class.java, handler)

@@ -14,7 +14,8 @@ import java.util.List;
  * @param deliveryTimeout how long a dispatch may go without a result before it counts as lost
  * @param ordering whether the events of one ordering key are delivered in order ({@link #ordered()})
  */
-public record JobRoute(String jobType, String queue, List<Duration> retryDelays, Duration deliveryTimeout, Ordering ordering)
+public record JobRoute(
+        String jobType, String queue, List<Duration> retryDelays, Duration deliveryTimeout, Ordering ordering)
         implements Route {
 
     public JobRoute {

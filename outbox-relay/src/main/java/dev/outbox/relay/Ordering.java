@@ -24,5 +24,4 @@ public enum Ordering {
     public boolean ordered() {
         return this != UNORDERED;
     }
-
 }

@@ -52,6 +52,7 @@ public final class OutboxRelay implements AutoCloseable {
 
     /** The default of {@link Builder#wakeupLinger}, in milliseconds. */
     public static final long DEFAULT_WAKEUP_LINGER_MILLIS = 5;
+
     private static final Duration DEFAULT_WAKEUP_LINGER = Duration.ofMillis(DEFAULT_WAKEUP_LINGER_MILLIS);
     /** The default of {@link Builder#maxQueueDepth}: messages waiting in one job queue. */
     public static final int DEFAULT_MAX_QUEUE_DEPTH = 1_000;
@@ -118,14 +119,16 @@ public final class OutboxRelay implements AutoCloseable {
         if (thread != null) {
             throw new IllegalStateException("the relay is already started");
         }
-        Thread t = new Thread(() -> {
-            try {
-                runLoop();
-            } catch (RuntimeException e) {
-                failure = e;
-                LoggerFactory.getLogger(RelayLoggers.RELAY).error("relay loop ended: {}", e.getMessage());
-            }
-        }, "outbox-relay");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        runLoop();
+                    } catch (RuntimeException e) {
+                        failure = e;
+                        LoggerFactory.getLogger(RelayLoggers.RELAY).error("relay loop ended: {}", e.getMessage());
+                    }
+                },
+                "outbox-relay");
         thread = t;
         t.start();
         return this;
@@ -368,39 +371,68 @@ public final class OutboxRelay implements AutoCloseable {
             range("timeoutBatchSize", timeoutBatchSize, 10_000);
             range("maxInFlight", maxInFlight, 100_000);
             if (maxQueueDepth < 0 || maxQueueDepth > 1_000_000) {
-                throw new IllegalArgumentException("OutboxRelay.maxQueueDepth must be from 0 (no bound) to 1000000, got " + maxQueueDepth);
+                throw new IllegalArgumentException(
+                        "OutboxRelay.maxQueueDepth must be from 0 (no bound) to 1000000, got " + maxQueueDepth);
             }
             if (confirmTimeout.isNegative() || confirmTimeout.isZero()) {
-                throw new IllegalArgumentException("OutboxRelay.confirmTimeout must be positive, got " + confirmTimeout);
+                throw new IllegalArgumentException(
+                        "OutboxRelay.confirmTimeout must be positive, got " + confirmTimeout);
             }
             DurationLimits.atMostMax("OutboxRelay.confirmTimeout", confirmTimeout);
             if (sleep.toNanos() % 1_000_000_000L != 0 || sleep.toSeconds() < 1 || sleep.toSeconds() > 3600) {
-                throw new IllegalArgumentException("OutboxRelay.sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
+                throw new IllegalArgumentException(
+                        "OutboxRelay.sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
             }
             if (!NotifyChannels.isValid(notifyChannel)) {
-                throw new IllegalArgumentException("OutboxRelay.notifyChannel must be " + NotifyChannels.RULE + ", got '"
-                        + LogText.of(notifyChannel) + "'");
+                throw new IllegalArgumentException("OutboxRelay.notifyChannel must be " + NotifyChannels.RULE
+                        + ", got '" + LogText.of(notifyChannel) + "'");
             }
             if (wakeupLinger.isNegative() || wakeupLinger.compareTo(Duration.ofSeconds(1)) > 0) {
-                throw new IllegalArgumentException("OutboxRelay.wakeupLinger must be from 0 to 1 s, got " + wakeupLinger);
+                throw new IllegalArgumentException(
+                        "OutboxRelay.wakeupLinger must be from 0 to 1 s, got " + wakeupLinger);
             }
-            if (gaugeInterval.compareTo(Duration.ofSeconds(1)) < 0 || gaugeInterval.compareTo(Duration.ofHours(1)) > 0) {
-                throw new IllegalArgumentException("OutboxRelay.gaugeInterval must be from 1 s to 1 h, got " + gaugeInterval);
+            if (gaugeInterval.compareTo(Duration.ofSeconds(1)) < 0
+                    || gaugeInterval.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException(
+                        "OutboxRelay.gaugeInterval must be from 1 s to 1 h, got " + gaugeInterval);
             }
             DataSource ds = dataSource;
-            ListenConnection listen = listenConnection != null ? listenConnection : () -> {
-                try {
-                    return ds.getConnection();
-                } catch (java.sql.SQLException e) {
-                    throw new RelayException("cannot open the LISTEN connection (" + e.getClass().getSimpleName() + ")", e);
-                }
-            };
+            ListenConnection listen = listenConnection != null
+                    ? listenConnection
+                    : () -> {
+                        try {
+                            return ds.getConnection();
+                        } catch (java.sql.SQLException e) {
+                            throw new RelayException(
+                                    "cannot open the LISTEN connection ("
+                                            + e.getClass().getSimpleName() + ")",
+                                    e);
+                        }
+                    };
             // Micrometer's classes are loaded only here, when a registry was given
-            RelayMeters meters = meterRegistry == null ? RelayMeters.NONE
-                    : MicrometerRelayMeters.register(meterRegistry, ds, tables, clock, queues(routes), orderedRoutes(routes),
-                            gaugeInterval);
-            return new OutboxRelay(new RelaySettings(ds, amqp, routes, tables, clock, routeBatchSize, dispatchBatchSize, timeoutBatchSize,
-                    maxInFlight, maxQueueDepth, confirmTimeout, queueType, notifyChannel, pollOnly, sleep, listen, wakeupLinger, meters));
+            RelayMeters meters = meterRegistry == null
+                    ? RelayMeters.NONE
+                    : MicrometerRelayMeters.register(
+                            meterRegistry, ds, tables, clock, queues(routes), orderedRoutes(routes), gaugeInterval);
+            return new OutboxRelay(new RelaySettings(
+                    ds,
+                    amqp,
+                    routes,
+                    tables,
+                    clock,
+                    routeBatchSize,
+                    dispatchBatchSize,
+                    timeoutBatchSize,
+                    maxInFlight,
+                    maxQueueDepth,
+                    confirmTimeout,
+                    queueType,
+                    notifyChannel,
+                    pollOnly,
+                    sleep,
+                    listen,
+                    wakeupLinger,
+                    meters));
         }
 
         /** The queue tag of each route: a job route's queue, a publish route's exchange (as in the deliveries' queue_name). */
@@ -417,8 +449,11 @@ public final class OutboxRelay implements AutoCloseable {
             Set<GaugeQueries.BlockedRoute> ordered = new java.util.LinkedHashSet<>();
             for (Route route : routes.all()) {
                 if (route.ordering() != Ordering.UNORDERED) {
-                    ordered.add(route instanceof JobRoute job ? new GaugeQueries.BlockedRoute(job.jobType(), job.queue())
-                            : new GaugeQueries.BlockedRoute(((PublishRoute) route).name(), ((PublishRoute) route).exchange()));
+                    ordered.add(
+                            route instanceof JobRoute job
+                                    ? new GaugeQueries.BlockedRoute(job.jobType(), job.queue())
+                                    : new GaugeQueries.BlockedRoute(
+                                            ((PublishRoute) route).name(), ((PublishRoute) route).exchange()));
                 }
             }
             return ordered;
@@ -426,7 +461,8 @@ public final class OutboxRelay implements AutoCloseable {
 
         private static void range(String field, int value, int max) {
             if (value < 1 || value > max) {
-                throw new IllegalArgumentException("OutboxRelay." + field + " must be from 1 to " + max + ", got " + value);
+                throw new IllegalArgumentException(
+                        "OutboxRelay." + field + " must be from 1 to " + max + ", got " + value);
             }
         }
     }

@@ -29,7 +29,11 @@ import org.jspecify.annotations.Nullable;
  * @param failuresByReason failed deliveries per failure reason, by reason
  * @param blockedKeys the keys blocked on ordered routes (docs/ordering.md), one row per route that has any, by route
  */
-public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, Map<String, Long> failuresByReason,
+public record OutboxStatus(
+        Instant at,
+        List<Queue> queues,
+        long unroutedEvents,
+        Map<String, Long> failuresByReason,
         List<BlockedRoute> blockedKeys) {
 
     public OutboxStatus {
@@ -70,7 +74,14 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
      *     at most per job queue ({@code OUTBOX_MAX_QUEUE_DEPTH}, {@code OutboxRelay.Builder.maxQueueDepth})
      * @param oldestReady how long the oldest ready pending delivery has been waiting, null when none
      */
-    public record Queue(String name, long pending, long readyPending, long dispatched, long waitingForWorker, long completed, long failed,
+    public record Queue(
+            String name,
+            long pending,
+            long readyPending,
+            long dispatched,
+            long waitingForWorker,
+            long completed,
+            long failed,
             @Nullable Duration oldestReady) {}
 
     /**
@@ -96,31 +107,39 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("at", at.toString());
-        m.put("queues", queues.stream().map(q -> {
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("name", q.name());
-            row.put("pending", q.pending());
-            row.put("readyPending", q.readyPending());
-            row.put("dispatched", q.dispatched());
-            row.put("waitingForWorker", q.waitingForWorker());
-            row.put("completed", q.completed());
-            row.put("failed", q.failed());
-            row.put("oldestReadySeconds", seconds(q.oldestReady()));
-            return row;
-        }).toList());
+        m.put(
+                "queues",
+                queues.stream()
+                        .map(q -> {
+                            Map<String, Object> row = new LinkedHashMap<>();
+                            row.put("name", q.name());
+                            row.put("pending", q.pending());
+                            row.put("readyPending", q.readyPending());
+                            row.put("dispatched", q.dispatched());
+                            row.put("waitingForWorker", q.waitingForWorker());
+                            row.put("completed", q.completed());
+                            row.put("failed", q.failed());
+                            row.put("oldestReadySeconds", seconds(q.oldestReady()));
+                            return row;
+                        })
+                        .toList());
         m.put("unroutedEvents", unroutedEvents);
         m.put("failuresByReason", new LinkedHashMap<>(new TreeMap<>(failuresByReason)));
         m.put("oldestReadySeconds", seconds(oldestReady().orElse(null)));
         m.put("blockedKeys", blockedKeyCount());
-        m.put("blockedKeysByRoute", blockedKeys.stream().map(b -> {
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("route", b.route());
-            row.put("queue", b.queue());
-            row.put("keys", b.keys());
-            row.put("oldestKey", b.oldestKey());
-            row.put("oldestAgeSeconds", seconds(b.oldestAge()));
-            return row;
-        }).toList());
+        m.put(
+                "blockedKeysByRoute",
+                blockedKeys.stream()
+                        .map(b -> {
+                            Map<String, Object> row = new LinkedHashMap<>();
+                            row.put("route", b.route());
+                            row.put("queue", b.queue());
+                            row.put("keys", b.keys());
+                            row.put("oldestKey", b.oldestKey());
+                            row.put("oldestAgeSeconds", seconds(b.oldestAge()));
+                            return row;
+                        })
+                        .toList());
         return m;
     }
 
@@ -136,9 +155,15 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
     public String toTable() {
         StringBuilder out = new StringBuilder();
         out.append("outbox status at ").append(at).append('\n').append('\n');
-        int width = Math.max(5, queues.stream().mapToInt(q -> LogText.of(q.name()).length()).max().orElse(0));
+        int width = Math.max(
+                5,
+                queues.stream()
+                        .mapToInt(q -> LogText.of(q.name()).length())
+                        .max()
+                        .orElse(0));
         String format = "%-" + width + "s %10s %10s %12s %10s %10s %10s %10s%n";
-        out.append(String.format(format, "queue", "pending", "ready", "oldest ready", "dispatched", "in queue", "completed", "failed"));
+        out.append(String.format(
+                format, "queue", "pending", "ready", "oldest ready", "dispatched", "in queue", "completed", "failed"));
         long pending = 0;
         long ready = 0;
         long dispatched = 0;
@@ -146,8 +171,16 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
         long completed = 0;
         long failed = 0;
         for (Queue q : queues) {
-            out.append(String.format(format, LogText.of(q.name()), q.pending(), q.readyPending(), age(q.oldestReady()), q.dispatched(),
-                    q.waitingForWorker(), q.completed(), q.failed()));
+            out.append(String.format(
+                    format,
+                    LogText.of(q.name()),
+                    q.pending(),
+                    q.readyPending(),
+                    age(q.oldestReady()),
+                    q.dispatched(),
+                    q.waitingForWorker(),
+                    q.completed(),
+                    q.failed()));
             pending += q.pending();
             ready += q.readyPending();
             dispatched += q.dispatched();
@@ -155,11 +188,25 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
             completed += q.completed();
             failed += q.failed();
         }
-        out.append(String.format(format, "total", pending, ready, age(oldestReady().orElse(null)), dispatched, waiting, completed, failed));
+        out.append(String.format(
+                format,
+                "total",
+                pending,
+                ready,
+                age(oldestReady().orElse(null)),
+                dispatched,
+                waiting,
+                completed,
+                failed));
         out.append('\n');
         out.append("unrouted events: ").append(unroutedEvents).append('\n');
         out.append('\n');
-        int reasonWidth = Math.max(14, failuresByReason.keySet().stream().mapToInt(r -> LogText.of(r).length()).max().orElse(0));
+        int reasonWidth = Math.max(
+                14,
+                failuresByReason.keySet().stream()
+                        .mapToInt(r -> LogText.of(r).length())
+                        .max()
+                        .orElse(0));
         String reasonFormat = "%-" + reasonWidth + "s %10s%n";
         out.append(String.format(reasonFormat, "failure reason", "failed"));
         long total = 0;
@@ -171,12 +218,28 @@ public record OutboxStatus(Instant at, List<Queue> queues, long unroutedEvents, 
         out.append('\n');
         out.append("blocked keys: ").append(blockedKeyCount()).append('\n');
         if (!blockedKeys.isEmpty()) {
-            int routeWidth = Math.max(5, blockedKeys.stream().mapToInt(b -> LogText.of(b.route()).length()).max().orElse(0));
-            int queueWidth = Math.max(5, blockedKeys.stream().mapToInt(b -> LogText.of(b.queue()).length()).max().orElse(0));
+            int routeWidth = Math.max(
+                    5,
+                    blockedKeys.stream()
+                            .mapToInt(b -> LogText.of(b.route()).length())
+                            .max()
+                            .orElse(0));
+            int queueWidth = Math.max(
+                    5,
+                    blockedKeys.stream()
+                            .mapToInt(b -> LogText.of(b.queue()).length())
+                            .max()
+                            .orElse(0));
             String blockedFormat = "%-" + routeWidth + "s %-" + queueWidth + "s %10s %12s %s%n";
             out.append(String.format(blockedFormat, "route", "queue", "keys", "oldest age", "oldest key"));
             for (BlockedRoute b : blockedKeys) {
-                out.append(String.format(blockedFormat, LogText.of(b.route()), LogText.of(b.queue()), b.keys(), age(b.oldestAge()), LogText.of(b.oldestKey())));
+                out.append(String.format(
+                        blockedFormat,
+                        LogText.of(b.route()),
+                        LogText.of(b.queue()),
+                        b.keys(),
+                        age(b.oldestAge()),
+                        LogText.of(b.oldestKey())));
             }
         }
         return out.toString();

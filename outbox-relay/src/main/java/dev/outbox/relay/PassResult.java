@@ -15,8 +15,15 @@ import java.util.Set;
  * @param completed deliveries of publish routes completed on the broker's confirm
  * @param timedOut dispatched deliveries past their timeout sent through retry-or-fail (T4)
  */
-public record PassResult(int routedEvents, int createdDeliveries, Set<String> unroutedEventTypes, int dispatched, int confirmed,
-        int publishFailed, int completed, int timedOut) {
+public record PassResult(
+        int routedEvents,
+        int createdDeliveries,
+        Set<String> unroutedEventTypes,
+        int dispatched,
+        int confirmed,
+        int publishFailed,
+        int completed,
+        int timedOut) {
 
     public PassResult {
         unroutedEventTypes = Set.copyOf(unroutedEventTypes);

@@ -16,13 +16,22 @@ import java.util.List;
  * @param deliveryTimeout how long a publish may go without a confirm before it counts as lost
  * @param ordering whether the events of one ordering key are published in order, one unconfirmed message per key
  */
-public record PublishRoute(String name, String exchange, String routingKey, List<Duration> retryDelays, Duration deliveryTimeout,
-        Ordering ordering) implements Route {
+public record PublishRoute(
+        String name,
+        String exchange,
+        String routingKey,
+        List<Duration> retryDelays,
+        Duration deliveryTimeout,
+        Ordering ordering)
+        implements Route {
 
     public PublishRoute {
         RouteChecks.stableName("name", name);
-        RouteChecks.refuse("exchange of a publish route", exchange != null && exchange.isEmpty()
-                ? "must be a named exchange (non-empty), got ''" : AmqpNames.shortStringProblem(exchange, false));
+        RouteChecks.refuse(
+                "exchange of a publish route",
+                exchange != null && exchange.isEmpty()
+                        ? "must be a named exchange (non-empty), got ''"
+                        : AmqpNames.shortStringProblem(exchange, false));
         RouteChecks.refuse("routingKey of a publish route", AmqpNames.shortStringProblem(routingKey, true));
         retryDelays = RouteChecks.retryDelays(retryDelays);
         RouteChecks.deliveryTimeout(deliveryTimeout);
@@ -30,7 +39,8 @@ public record PublishRoute(String name, String exchange, String routingKey, List
     }
 
     /** An unordered publish route. */
-    public PublishRoute(String name, String exchange, String routingKey, List<Duration> retryDelays, Duration deliveryTimeout) {
+    public PublishRoute(
+            String name, String exchange, String routingKey, List<Duration> retryDelays, Duration deliveryTimeout) {
         this(name, exchange, routingKey, retryDelays, deliveryTimeout, Ordering.UNORDERED);
     }
 

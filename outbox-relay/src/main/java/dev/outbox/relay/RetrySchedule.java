@@ -31,8 +31,8 @@ public final class RetrySchedule {
             throw new IllegalArgumentException("cap must be at least initial (" + initial + "), got " + cap);
         }
         if (capSeconds > Route.MAX_RETRY_DELAY_SECONDS) {
-            throw new IllegalArgumentException("cap must be at most " + Route.MAX_RETRY_DELAY_SECONDS + " seconds (30 days), got "
-                    + capSeconds + " seconds");
+            throw new IllegalArgumentException("cap must be at most " + Route.MAX_RETRY_DELAY_SECONDS
+                    + " seconds (30 days), got " + capSeconds + " seconds");
         }
         return exponentialSeconds((int) initialSeconds, factor, (int) capSeconds, retries);
     }
@@ -60,10 +60,12 @@ public final class RetrySchedule {
             throw new IllegalArgumentException("factor must be a finite number >= 1, got " + factor);
         }
         if (capSeconds < initialSeconds) {
-            throw new IllegalArgumentException("capSeconds must be at least initialSeconds (" + initialSeconds + "), got " + capSeconds);
+            throw new IllegalArgumentException(
+                    "capSeconds must be at least initialSeconds (" + initialSeconds + "), got " + capSeconds);
         }
         if (capSeconds > Route.MAX_RETRY_DELAY_SECONDS) {
-            throw new IllegalArgumentException("capSeconds must be at most " + Route.MAX_RETRY_DELAY_SECONDS + " (30 days), got " + capSeconds);
+            throw new IllegalArgumentException(
+                    "capSeconds must be at most " + Route.MAX_RETRY_DELAY_SECONDS + " (30 days), got " + capSeconds);
         }
         if (retries < 0 || retries > Route.MAX_RETRIES) {
             throw new IllegalArgumentException("retries must be 0.." + Route.MAX_RETRIES + ", got " + retries);

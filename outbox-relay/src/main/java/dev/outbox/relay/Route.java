@@ -72,7 +72,8 @@ public sealed interface Route permits JobRoute, PublishRoute {
     }
 
     /** A publish route: the payload to {@code exchange} with {@code routingKey}. */
-    static PublishRoute publish(String name, String exchange, String routingKey, List<Duration> retryDelays, Duration deliveryTimeout) {
+    static PublishRoute publish(
+            String name, String exchange, String routingKey, List<Duration> retryDelays, Duration deliveryTimeout) {
         return new PublishRoute(name, exchange, routingKey, retryDelays, deliveryTimeout);
     }
 }

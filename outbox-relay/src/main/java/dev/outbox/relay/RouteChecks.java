@@ -13,7 +13,8 @@ final class RouteChecks {
 
     static void stableName(String field, @Nullable String name) {
         if (name == null || !Names.isStableName(name)) {
-            throw new IllegalArgumentException(field + " must match " + Names.STABLE_NAME.pattern() + ", got '" + LogText.of(name) + "'");
+            throw new IllegalArgumentException(
+                    field + " must match " + Names.STABLE_NAME.pattern() + ", got '" + LogText.of(name) + "'");
         }
     }
 
@@ -22,7 +23,8 @@ final class RouteChecks {
             throw new IllegalArgumentException("retryDelays must be a list (possibly empty), got null");
         }
         if (delays.size() > Route.MAX_RETRIES) {
-            throw new IllegalArgumentException("retryDelays has " + delays.size() + " entries, at most " + Route.MAX_RETRIES);
+            throw new IllegalArgumentException(
+                    "retryDelays has " + delays.size() + " entries, at most " + Route.MAX_RETRIES);
         }
         for (int i = 0; i < delays.size(); i++) {
             String field = "retryDelays[" + i + "]";
@@ -50,7 +52,9 @@ final class RouteChecks {
 
     /** What is wrong with {@code d} as a duration of whole seconds, or null; a negative or zero one is left to the range checks. */
     static @Nullable String wholeSecondsProblem(Duration d) {
-        return d.toNanosPart() != 0 ? "must be a whole number of seconds, got " + d + " (" + d.toMillis() + " ms)" : null;
+        return d.toNanosPart() != 0
+                ? "must be a whole number of seconds, got " + d + " (" + d.toMillis() + " ms)"
+                : null;
     }
 
     /** What is wrong with {@code seconds} as a retry delay, or null: 1..{@value Route#MAX_RETRY_DELAY_SECONDS}. */
@@ -59,7 +63,8 @@ final class RouteChecks {
             return "must be a positive whole number of seconds, got " + seconds;
         }
         return seconds > Route.MAX_RETRY_DELAY_SECONDS
-                ? "must be at most " + Route.MAX_RETRY_DELAY_SECONDS + " seconds (30 days), got " + seconds : null;
+                ? "must be at most " + Route.MAX_RETRY_DELAY_SECONDS + " seconds (30 days), got " + seconds
+                : null;
     }
 
     /** What is wrong with {@code seconds} as a delivery timeout, or null: 1..{@value Route#MAX_DELIVERY_TIMEOUT_SECONDS}. */
@@ -68,7 +73,8 @@ final class RouteChecks {
             return "must be a positive whole number of seconds, got " + seconds;
         }
         return seconds > Route.MAX_DELIVERY_TIMEOUT_SECONDS
-                ? "must be at most " + Route.MAX_DELIVERY_TIMEOUT_SECONDS + " seconds (7 days), got " + seconds : null;
+                ? "must be at most " + Route.MAX_DELIVERY_TIMEOUT_SECONDS + " seconds (7 days), got " + seconds
+                : null;
     }
 
     static void refuse(String field, @Nullable String problem) {

@@ -1,8 +1,8 @@
 package dev.outbox.relay;
 
 import dev.outbox.delivery.DeliveryTemplate;
-import dev.outbox.delivery.RouteTable;
 import dev.outbox.delivery.RouteKind;
+import dev.outbox.delivery.RouteTable;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +16,9 @@ final class RouteTemplates {
     static RouteTable of(Routes routes) {
         Map<String, List<DeliveryTemplate>> byEventType = new LinkedHashMap<>();
         for (String eventType : routes.eventTypes()) {
-            byEventType.put(eventType, routes.of(eventType).stream().map(RouteTemplates::template).toList());
+            byEventType.put(
+                    eventType,
+                    routes.of(eventType).stream().map(RouteTemplates::template).toList());
         }
         return new RouteTable(byEventType);
     }
@@ -26,14 +28,24 @@ final class RouteTemplates {
      * delivery's unique key is event, job type and queue). Durations become the schema's seconds.
      */
     static DeliveryTemplate template(Route route) {
-        List<Integer> delays = route.retryDelays().stream().map(d -> Math.toIntExact(d.toSeconds())).toList();
+        List<Integer> delays = route.retryDelays().stream()
+                .map(d -> Math.toIntExact(d.toSeconds()))
+                .toList();
         int timeout = Math.toIntExact(route.deliveryTimeout().toSeconds());
         if (route instanceof JobRoute job) {
-            return new DeliveryTemplate(RouteKind.JOB, job.jobType(), job.queue(), null, null, delays, timeout, policy(route));
+            return new DeliveryTemplate(
+                    RouteKind.JOB, job.jobType(), job.queue(), null, null, delays, timeout, policy(route));
         }
         PublishRoute publish = (PublishRoute) route;
-        return new DeliveryTemplate(RouteKind.PUBLISH, publish.name(), publish.exchange(), publish.exchange(), publish.routingKey(), delays,
-                timeout, policy(route));
+        return new DeliveryTemplate(
+                RouteKind.PUBLISH,
+                publish.name(),
+                publish.exchange(),
+                publish.exchange(),
+                publish.routingKey(),
+                delays,
+                timeout,
+                policy(route));
     }
 
     private static @Nullable String policy(Route route) {

@@ -89,13 +89,15 @@ public final class Routes {
          * Adds a job route of {@code eventType}, checked here: an invalid field is refused with an
          * {@link InvalidRouteException} naming the event type and the field.
          */
-        public Builder job(String eventType, String jobType, String queue, List<Duration> retryDelays, Duration deliveryTimeout) {
+        public Builder job(
+                String eventType, String jobType, String queue, List<Duration> retryDelays, Duration deliveryTimeout) {
             checkEventType(eventType);
             Route route;
             try {
                 route = Route.job(jobType, queue, retryDelays, deliveryTimeout);
             } catch (IllegalArgumentException | NullPointerException e) {
-                throw new InvalidRouteException("event type '" + eventType + "': invalid job route: " + e.getMessage(), e);
+                throw new InvalidRouteException(
+                        "event type '" + eventType + "': invalid job route: " + e.getMessage(), e);
             }
             return route(eventType, List.of(route));
         }
@@ -104,14 +106,20 @@ public final class Routes {
          * Adds a publish route of {@code eventType}, checked here: an invalid field is refused with an
          * {@link InvalidRouteException} naming the event type and the field.
          */
-        public Builder publish(String eventType, String name, String exchange, String routingKey, List<Duration> retryDelays,
+        public Builder publish(
+                String eventType,
+                String name,
+                String exchange,
+                String routingKey,
+                List<Duration> retryDelays,
                 Duration deliveryTimeout) {
             checkEventType(eventType);
             Route route;
             try {
                 route = Route.publish(name, exchange, routingKey, retryDelays, deliveryTimeout);
             } catch (IllegalArgumentException | NullPointerException e) {
-                throw new InvalidRouteException("event type '" + eventType + "': invalid publish route: " + e.getMessage(), e);
+                throw new InvalidRouteException(
+                        "event type '" + eventType + "': invalid publish route: " + e.getMessage(), e);
             }
             return route(eventType, List.of(route));
         }
@@ -130,9 +138,10 @@ public final class Routes {
             List<Route> list = this.routes.computeIfAbsent(eventType, k -> new java.util.ArrayList<>());
             for (Route route : routes) {
                 for (Route existing : list) {
-                    if (existing.name().equals(route.name()) && destination(existing).equals(destination(route))) {
-                        throw new InvalidRouteException("event type '" + eventType + "': route (" + route.name() + " to "
-                                + LogText.of(destination(route)) + ") is given twice");
+                    if (existing.name().equals(route.name())
+                            && destination(existing).equals(destination(route))) {
+                        throw new InvalidRouteException("event type '" + eventType + "': route (" + route.name()
+                                + " to " + LogText.of(destination(route)) + ") is given twice");
                     }
                 }
                 list.add(route);
@@ -153,7 +162,8 @@ public final class Routes {
 
         private static void checkEventType(String eventType) {
             if (eventType == null || !Names.isStableName(eventType)) {
-                throw new InvalidRouteException("event type '" + LogText.of(eventType) + "': an event type must match " + Names.STABLE_NAME.pattern());
+                throw new InvalidRouteException("event type '" + LogText.of(eventType) + "': an event type must match "
+                        + Names.STABLE_NAME.pattern());
             }
         }
     }

@@ -58,16 +58,18 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RoutesFile {
 
-    private static final Set<String> JOB_FIELDS = Set.of("job", "queue", "retryDelaysSeconds", "retry", "deliveryTimeoutSeconds",
-            "ordered");
-    private static final Set<String> PUBLISH_FIELDS = Set.of("publish", "exchange", "routingKey", "retryDelaysSeconds", "retry",
-            "deliveryTimeoutSeconds", "ordered");
+    private static final Set<String> JOB_FIELDS =
+            Set.of("job", "queue", "retryDelaysSeconds", "retry", "deliveryTimeoutSeconds", "ordered");
+    private static final Set<String> PUBLISH_FIELDS = Set.of(
+            "publish", "exchange", "routingKey", "retryDelaysSeconds", "retry", "deliveryTimeoutSeconds", "ordered");
     private static final Set<String> EXPONENTIAL_FIELDS = Set.of("initialSeconds", "factor", "capSeconds", "retries");
 
     private RoutesFile() {}
 
     static Routes read(Path file) {
-        String name = file.getFileName() == null ? file.toString() : file.getFileName().toString().toLowerCase(Locale.ROOT);
+        String name = file.getFileName() == null
+                ? file.toString()
+                : file.getFileName().toString().toLowerCase(Locale.ROOT);
         ObjectMapper mapper;
         String format;
         if (name.endsWith(".yaml") || name.endsWith(".yml")) {
@@ -87,7 +89,8 @@ public final class RoutesFile {
         } catch (NoSuchFileException e) {
             throw new InvalidRouteException(file + ": no such routes file", e);
         } catch (IOException e) {
-            throw new InvalidRouteException(file + ": cannot read the routes file (" + e.getClass().getSimpleName() + ")", e);
+            throw new InvalidRouteException(
+                    file + ": cannot read the routes file (" + e.getClass().getSimpleName() + ")", e);
         }
         JsonNode root;
         try {
@@ -95,10 +98,14 @@ public final class RoutesFile {
             root = mapper.readTree(text);
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
-            String where = at == null || at.getLineNr() < 1 ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-            throw new InvalidRouteException(file + where + ": not valid " + format + " (" + e.getOriginalMessage() + ")", e);
+            String where = at == null || at.getLineNr() < 1
+                    ? ""
+                    : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+            throw new InvalidRouteException(
+                    file + where + ": not valid " + format + " (" + e.getOriginalMessage() + ")", e);
         } catch (IOException e) {
-            throw new InvalidRouteException(file + ": cannot read the routes file (" + e.getClass().getSimpleName() + ")", e);
+            throw new InvalidRouteException(
+                    file + ": cannot read the routes file (" + e.getClass().getSimpleName() + ")", e);
         }
         return parse(file.toString(), root);
     }
@@ -116,13 +123,16 @@ public final class RoutesFile {
             int documents = 0;
             for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
                 if (p instanceof YAMLParser yaml && (yaml.isCurrentAlias() || yaml.getObjectId() != null)) {
-                    throw new InvalidRouteException(file + " at line " + p.currentTokenLocation().getLineNr() + ": YAML anchors and aliases ("
-                            + (yaml.isCurrentAlias() ? "*" : "&") + LogText.of(yaml.isCurrentAlias() ? yaml.getText() : yaml.getObjectId())
-                            + ") are not supported in a routes file: write each value out");
+                    throw new InvalidRouteException(
+                            file + " at line " + p.currentTokenLocation().getLineNr() + ": YAML anchors and aliases ("
+                                    + (yaml.isCurrentAlias() ? "*" : "&")
+                                    + LogText.of(yaml.isCurrentAlias() ? yaml.getText() : yaml.getObjectId())
+                                    + ") are not supported in a routes file: write each value out");
                 }
                 if (depth == 0 && t != JsonToken.END_OBJECT && t != JsonToken.END_ARRAY && ++documents > 1) {
-                    throw new InvalidRouteException(file + " at line " + p.currentTokenLocation().getLineNr()
-                            + ": a second document; a routes file holds exactly one");
+                    throw new InvalidRouteException(
+                            file + " at line " + p.currentTokenLocation().getLineNr()
+                                    + ": a second document; a routes file holds exactly one");
                 }
                 if (t.isStructStart()) {
                     depth++;
@@ -141,10 +151,12 @@ public final class RoutesFile {
         unknownFields(new At(source, "$", null), root, Set.of("routes"));
         JsonNode routes = root.get("routes");
         if (routes == null || !routes.isObject()) {
-            throw new InvalidRouteException(source + ": $.routes: must be a mapping from event type to a list of routes");
+            throw new InvalidRouteException(
+                    source + ": $.routes: must be a mapping from event type to a list of routes");
         }
         if (routes.isEmpty()) {
-            throw new InvalidRouteException(source + ": $.routes: names no event type; a routes file needs at least one route");
+            throw new InvalidRouteException(
+                    source + ": $.routes: names no event type; a routes file needs at least one route");
         }
         Routes.Builder builder = Routes.builder();
         Iterator<Map.Entry<String, JsonNode>> types = routes.properties().iterator();
@@ -185,10 +197,13 @@ public final class RoutesFile {
         unknownFields(at, node, job ? JOB_FIELDS : PUBLISH_FIELDS);
         String name = job ? text(at, node, "job") : text(at, node, "publish");
         if (!Names.isStableName(name)) {
-            throw at.field(job ? "job" : "publish").error("must match " + Names.STABLE_NAME.pattern() + ", got '" + LogText.of(name) + "'");
+            throw at.field(job ? "job" : "publish")
+                    .error("must match " + Names.STABLE_NAME.pattern() + ", got '" + LogText.of(name) + "'");
         }
         String destination = job ? text(at, node, "queue") : text(at, node, "exchange");
-        refuse(at.field(job ? "queue" : "exchange"), job ? AmqpNames.queueProblem(destination) : AmqpNames.shortStringProblem(destination, false));
+        refuse(
+                at.field(job ? "queue" : "exchange"),
+                job ? AmqpNames.queueProblem(destination) : AmqpNames.shortStringProblem(destination, false));
         String routingKey = job ? "" : text(at, node, "routingKey"); // a job route has none
         if (!job) {
             refuse(at.field("routingKey"), AmqpNames.shortStringProblem(routingKey, true));
@@ -198,8 +213,11 @@ public final class RoutesFile {
         refuse(at.field("deliveryTimeoutSeconds"), RouteChecks.timeoutProblem(timeout));
         Ordering ordering = ordering(at, node);
         try {
-            return job ? Route.job(name, destination, delays, Duration.ofSeconds(timeout)).ordered(ordering)
-                    : Route.publish(name, destination, routingKey, delays, Duration.ofSeconds(timeout)).ordered(ordering);
+            return job
+                    ? Route.job(name, destination, delays, Duration.ofSeconds(timeout))
+                            .ordered(ordering)
+                    : Route.publish(name, destination, routingKey, delays, Duration.ofSeconds(timeout))
+                            .ordered(ordering);
         } catch (IllegalArgumentException e) {
             throw at.error(Objects.toString(e.getMessage(), e.toString()));
         }
@@ -223,7 +241,8 @@ public final class RoutesFile {
             for (int i = 0; i < list.size(); i++) {
                 JsonNode d = list.get(i);
                 if (!d.isIntegralNumber() || !d.canConvertToInt()) {
-                    throw listAt.index(i).error("must be a positive whole number of seconds, got " + LogText.of(d.toString()));
+                    throw listAt.index(i)
+                            .error("must be a positive whole number of seconds, got " + LogText.of(d.toString()));
                 }
                 refuse(listAt.index(i), RouteChecks.delayProblem(d.intValue()));
                 delays.add(Duration.ofSeconds(d.intValue()));
@@ -281,14 +300,18 @@ public final class RoutesFile {
         if (value.isTextual() && value.textValue().equals("skip")) {
             return Ordering.SKIP;
         }
-        throw at.field("ordered").error("must be true, false, 'block' or 'skip', got "
-                + (value.isTextual() ? "'" + LogText.of(value.textValue()) + "'" : value.getNodeType().toString().toLowerCase(Locale.ROOT)));
+        throw at.field("ordered")
+                .error("must be true, false, 'block' or 'skip', got "
+                        + (value.isTextual()
+                                ? "'" + LogText.of(value.textValue()) + "'"
+                                : value.getNodeType().toString().toLowerCase(Locale.ROOT)));
     }
 
     private static int integer(At at, JsonNode node, String field) {
         JsonNode value = node.get(field);
         if (value == null || !value.isIntegralNumber() || !value.canConvertToInt()) {
-            throw at.field(field).error("must be a whole number, got " + (value == null ? "nothing" : LogText.of(value.toString())));
+            throw at.field(field)
+                    .error("must be a whole number, got " + (value == null ? "nothing" : LogText.of(value.toString())));
         }
         return value.intValue();
     }

@@ -17,7 +17,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
@@ -36,6 +35,7 @@ class BrokerLostIT {
 
     @RegisterExtension
     static final RelayFixture fixture = new RelayFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
     static final RabbitExtension rabbit = fixture.rabbit;
 
@@ -64,7 +64,11 @@ class BrokerLostIT {
                 .connectionFactory(amqp)
                 .tables(db.tables())
                 .clock(clock)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", refunds, RetrySchedule.seconds(5), Duration.ofSeconds(300))).build())
+                .routes(Routes.builder()
+                        .route(
+                                "order.cancelled",
+                                Route.job("refund", refunds, RetrySchedule.seconds(5), Duration.ofSeconds(300)))
+                        .build())
                 .build());
     }
 
@@ -79,7 +83,9 @@ class BrokerLostIT {
                 Connection c = real.getConnection();
                 return Intercept.of(Connection.class, c, call -> {
                     Object result = call.proceed();
-                    if (call.name().equals("commit") && cutAfterCommits.get() > 0 && cutAfterCommits.decrementAndGet() == 0) {
+                    if (call.name().equals("commit")
+                            && cutAfterCommits.get() > 0
+                            && cutAfterCommits.decrementAndGet() == 0) {
                         proxy.down();
                         Thread.sleep(500); // the relay's amqp-client notices its connection is gone
                     }
@@ -154,15 +160,18 @@ class BrokerLostIT {
         long up = System.nanoTime();
 
         awaitDispatched(during);
-        System.out.printf("outage-recovery: relay loop, broker down 2 s: delivered %d ms after it came back%n",
+        System.out.printf(
+                "outage-recovery: relay loop, broker down 2 s: delivered %d ms after it came back%n",
                 (System.nanoTime() - up) / 1_000_000);
         assertThat(tables.delivery(during).getAttempts()).isEqualTo(1);
         assertThat(relay.failure()).isEmpty();
     }
 
     private void awaitDispatched(UUID event) throws Exception {
-        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
-                .until(() -> tables.deliveriesOf(event).stream().anyMatch(d -> d.getStatus() == OutboxDeliveryStatus.dispatched)
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(20))
+                .until(() -> tables.deliveriesOf(event).stream()
+                                .anyMatch(d -> d.getStatus() == OutboxDeliveryStatus.dispatched)
                         && fixture.broker().messageCount(refunds) > 0);
         fixture.broker().purge(refunds);
     }

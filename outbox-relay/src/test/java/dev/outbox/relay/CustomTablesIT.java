@@ -10,8 +10,8 @@ import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
-import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
+import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.testing.MutableClock;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
@@ -29,6 +29,7 @@ class CustomTablesIT {
 
     @RegisterExtension
     static final PostgresSchemaExtension db = PostgresSchemaExtension.empty();
+
     @RegisterExtension
     static final RabbitExtension rabbit = new RabbitExtension();
 
@@ -41,25 +42,42 @@ class CustomTablesIT {
         dsl.transaction(tx -> outbox.recordAll(tx.dsl(), List.of(new OrderCancelled(1), new OrderCancelled(2))));
         String queue = rabbit.queue("billing");
         MutableClock clock = MutableClock.startingNow();
-        try (OutboxRelay relay = OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(tables)
-                .clock(clock).routes(Routes.builder().route("order.cancelled", Route.job("refund", queue, List.of(), Duration.ofSeconds(60))).build())
+        try (OutboxRelay relay = OutboxRelay.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(tables)
+                .clock(clock)
+                .routes(Routes.builder()
+                        .route("order.cancelled", Route.job("refund", queue, List.of(), Duration.ofSeconds(60)))
+                        .build())
                 .build()) {
 
             PassResult first = relay.runOnce();
             // a worker picks one of the two up (T2s on the renamed table); nobody takes the other
-            OutboxDeliveriesRecord taken = dsl.selectFrom(OUTBOX_DELIVERIES).limit(1).fetchSingle();
-            assertThat(new WorkerTransitions(new DeliveryTransitions(tables, clock)).start(dsl,
-                    List.of(new WorkerTransitions.Dispatch(taken.getId(), taken.getDispatchId())), false)).containsExactly(taken.getId());
+            OutboxDeliveriesRecord taken =
+                    dsl.selectFrom(OUTBOX_DELIVERIES).limit(1).fetchSingle();
+            assertThat(new WorkerTransitions(new DeliveryTransitions(tables, clock))
+                            .start(
+                                    dsl,
+                                    List.of(new WorkerTransitions.Dispatch(taken.getId(), taken.getDispatchId())),
+                                    false))
+                    .containsExactly(taken.getId());
             clock.advance(Duration.ofSeconds(60));
             PassResult second = relay.runOnce();
 
             assertThat(first.dispatched()).isEqualTo(2);
-            assertThat(second.timedOut()).as("T4 of the one picked up, T4u of the other").isEqualTo(2);
+            assertThat(second.timedOut())
+                    .as("T4 of the one picked up, T4u of the other")
+                    .isEqualTo(2);
         }
-        assertThat(dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.failed))).isEqualTo(1);
-        assertThat(dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS.eq(1))).isEqualTo(1);
+        assertThat(dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.failed)))
+                .isEqualTo(1);
+        assertThat(dsl.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS.eq(1)))
+                .isEqualTo(1);
         OutboxStatus status = OutboxStatus.read(db.dataSource(), tables, Clock.systemUTC());
-        assertThat(status.queues()).singleElement().satisfies(q -> assertThat(q.failed()).isEqualTo(1));
+        assertThat(status.queues())
+                .singleElement()
+                .satisfies(q -> assertThat(q.failed()).isEqualTo(1));
         assertThat(status.failuresByReason()).containsEntry("timeout", 1L);
         try (Broker broker = new Broker(rabbit)) {
             assertThat(broker.take(queue, 2)).hasSize(2);

@@ -55,11 +55,18 @@ class DashboardSeriesIT {
         MutableClock clock = MutableClock.startingNow();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         Tables tables = new Tables(fixture.db);
-        try (OutboxRelay relay = fixture.relay(clock).meterRegistry(registry).gaugeInterval(Duration.ofSeconds(1))
+        try (OutboxRelay relay = fixture.relay(clock)
+                .meterRegistry(registry)
+                .gaugeInterval(Duration.ofSeconds(1))
                 .routes(Routes.builder()
-                        .route("order.placed", Route.job("confirm", jobs, List.of(), Duration.ofSeconds(60)),
+                        .route(
+                                "order.placed",
+                                Route.job("confirm", jobs, List.of(), Duration.ofSeconds(60)),
                                 Route.job("remind", jobs, List.of(), Duration.ofSeconds(60)))
-                        .route("order.cancelled", Route.job("refund", gone, List.of(), Duration.ofSeconds(60)).ordered())
+                        .route(
+                                "order.cancelled",
+                                Route.job("refund", gone, List.of(), Duration.ofSeconds(60))
+                                        .ordered())
                         .route("invoice.sent", Route.publish("copy", exchange, "", List.of(), Duration.ofSeconds(60)))
                         .build())
                 .build()) {
@@ -71,25 +78,33 @@ class DashboardSeriesIT {
             tables.pickUp(clock, d -> d.getJobType().equals("confirm"));
             clock.advance(Duration.ofSeconds(60));
             relay.runOnce(); // the confirm job times out (T4), the remind dispatch times out unstarted (T4u)
-            await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("outbox.relay.deliveries.failed").gauges().stream()
-                    .noneMatch(g -> Double.isNaN(g.value())));
-            relayMeters = registry.getMeters().stream().map(m -> m.getId().getName()).filter(n -> n.startsWith("outbox.relay."))
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> registry.find("outbox.relay.deliveries.failed").gauges().stream()
+                            .noneMatch(g -> Double.isNaN(g.value())));
+            relayMeters = registry.getMeters().stream()
+                    .map(m -> m.getId().getName())
+                    .filter(n -> n.startsWith("outbox.relay."))
                     .collect(Collectors.toCollection(TreeSet::new));
-            series = registry.scrape().lines().filter(l -> !l.startsWith("#") && !l.isBlank())
-                    .map(l -> l.split("[{ ]", 2)[0]).collect(Collectors.toCollection(TreeSet::new));
+            series = registry.scrape()
+                    .lines()
+                    .filter(l -> !l.startsWith("#") && !l.isBlank())
+                    .map(l -> l.split("[{ ]", 2)[0])
+                    .collect(Collectors.toCollection(TreeSet::new));
         }
     }
 
     @Test
     void everyDocumentedRelayMeterIsRegisteredAndNoOther() {
-        Set<String> documented = MeterDocs.documented().keySet().stream().filter(n -> n.startsWith("outbox.relay."))
+        Set<String> documented = MeterDocs.documented().keySet().stream()
+                .filter(n -> n.startsWith("outbox.relay."))
                 .collect(Collectors.toCollection(TreeSet::new));
         assertThat(relayMeters).isEqualTo(documented);
     }
 
     @Test
     void theDashboardChartsOnlySeriesOfTheDocumentedMetersAndEachOfThem() throws Exception {
-        JsonNode dashboard = new ObjectMapper().readTree(docs().resolve("grafana/outbox-dashboard.json").toFile());
+        JsonNode dashboard = new ObjectMapper()
+                .readTree(docs().resolve("grafana/outbox-dashboard.json").toFile());
         List<String> exprs = new ArrayList<>();
         dashboard.findValues("expr").forEach(e -> exprs.add(e.asText()));
         dashboard.findValues("definition").forEach(e -> exprs.add(e.asText()));
@@ -106,7 +121,8 @@ class DashboardSeriesIT {
 
     @Test
     void theAlertRulesUseOnlySeriesOfTheDocumentedMeters() throws Exception {
-        JsonNode rules = new YAMLMapper().readTree(docs().resolve("prometheus/outbox-alerts.yml").toFile());
+        JsonNode rules = new YAMLMapper()
+                .readTree(docs().resolve("prometheus/outbox-alerts.yml").toFile());
         List<String> exprs = new ArrayList<>();
         rules.findValues("expr").forEach(e -> exprs.add(e.asText()));
         assertThat(exprs).hasSizeGreaterThanOrEqualTo(4);
@@ -119,15 +135,19 @@ class DashboardSeriesIT {
 
     /** All but the worker's and the recording API's series, which outbox-worker's WorkerDashboardSeriesIT holds against its meters. */
     static Set<String> relays(Set<String> used) {
-        return used.stream().filter(s -> !s.startsWith("outbox_worker_") && !s.startsWith("outbox_events_"))
+        return used.stream()
+                .filter(s -> !s.startsWith("outbox_worker_") && !s.startsWith("outbox_events_"))
                 .collect(Collectors.toCollection(TreeSet::new));
     }
 
     @Test
     void readsTheSeriesOfAnExpression() {
-        assertThat(PromQl.series(List.of("histogram_quantile(0.99, sum by (le, queue) (rate(outbox_relay_confirm_latency_seconds_bucket"
-                + "{queue=~\"$queue\"}[$__rate_interval]))) / ignoring(x) a_b", "label_values(outbox_relay_deliveries_pending, queue)")))
-                .containsExactlyInAnyOrder("outbox_relay_confirm_latency_seconds_bucket", "a_b", "outbox_relay_deliveries_pending");
+        assertThat(PromQl.series(List.of(
+                        "histogram_quantile(0.99, sum by (le, queue) (rate(outbox_relay_confirm_latency_seconds_bucket"
+                                + "{queue=~\"$queue\"}[$__rate_interval]))) / ignoring(x) a_b",
+                        "label_values(outbox_relay_deliveries_pending, queue)")))
+                .containsExactlyInAnyOrder(
+                        "outbox_relay_confirm_latency_seconds_bucket", "a_b", "outbox_relay_deliveries_pending");
     }
 
     static Path docs() {

@@ -12,7 +12,6 @@ import dev.outbox.testing.TcpProxy;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -28,8 +27,10 @@ class DatabaseOutageIT {
 
     @RegisterExtension
     static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+
     @RegisterExtension
     static final PostgresSchemaExtension doomed = PostgresSchemaExtension.migrated();
+
     @RegisterExtension
     static final RabbitExtension rabbit = new RabbitExtension();
 
@@ -68,13 +69,19 @@ class DatabaseOutageIT {
                 .dataSource(pool(schema))
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(schema.tables())
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", queue, RetrySchedule.seconds(5), Duration.ofSeconds(120))).build())
+                .routes(Routes.builder()
+                        .route(
+                                "order.cancelled",
+                                Route.job("refund", queue, RetrySchedule.seconds(5), Duration.ofSeconds(120)))
+                        .build())
                 .build();
     }
 
     private static void awaitDispatched(Tables tables, UUID event) {
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() ->
-                tables.deliveriesOf(event).stream().anyMatch(d -> d.getStatus() == OutboxDeliveryStatus.dispatched));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> tables.deliveriesOf(event).stream()
+                        .anyMatch(d -> d.getStatus() == OutboxDeliveryStatus.dispatched));
     }
 
     @Test
@@ -92,7 +99,8 @@ class DatabaseOutageIT {
             UUID after = tables.record(new OrderCancelled(3)).get(0);
 
             awaitDispatched(tables, during);
-            System.out.printf("outage-recovery: relay loop, database down 2.5 s: delivered %d ms after it came back%n",
+            System.out.printf(
+                    "outage-recovery: relay loop, database down 2.5 s: delivered %d ms after it came back%n",
                     (System.nanoTime() - up) / 1_000_000);
             awaitDispatched(tables, after);
             assertThat(relay.failure()).isEmpty();
@@ -118,12 +126,17 @@ class DatabaseOutageIT {
     void aFatalDatabaseErrorStillEndsTheLoopWithOneClearMessage() throws Exception {
         try (OutboxRelay relay = relay(doomed, rabbit.queue("doomed")).start()) {
             Thread.sleep(300);
-            try (Connection c = doomed.server().connect(); Statement s = c.createStatement()) {
-                s.execute("DROP TABLE " + doomed.schema() + ".outbox_deliveries, " + doomed.schema() + ".outbox_events CASCADE");
+            try (Connection c = doomed.server().connect();
+                    Statement s = c.createStatement()) {
+                s.execute("DROP TABLE " + doomed.schema() + ".outbox_deliveries, " + doomed.schema()
+                        + ".outbox_events CASCADE");
             }
 
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> relay.failure().isPresent());
-            assertThat(relay.failure().get()).isInstanceOf(RelayException.class)
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> relay.failure().isPresent());
+            assertThat(relay.failure().get())
+                    .isInstanceOf(RelayException.class)
                     .isNotInstanceOf(DatabaseUnavailableException.class)
                     .hasMessageContaining("42P01")
                     .hasMessageNotContaining("\n");

@@ -30,6 +30,7 @@ class DispatchIT {
 
     @RegisterExtension
     static final RelayFixture fixture = new RelayFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
     static final RabbitExtension rabbit = fixture.rabbit;
 
@@ -52,7 +53,13 @@ class DispatchIT {
         tables = fixture.tables();
         relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
-                        .route("order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(5, 30), Duration.ofSeconds(300)))
+                        .route(
+                                "order.placed",
+                                Route.job(
+                                        "send-confirmation",
+                                        emails,
+                                        RetrySchedule.seconds(5, 30),
+                                        Duration.ofSeconds(300)))
                         .route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120)))
                         .build())
                 .build());
@@ -71,8 +78,11 @@ class DispatchIT {
     @Test
     void declaresQuorumQueuesWhenConfigured() throws Exception {
         String quorum = rabbit.queue("quorum");
-        try (OutboxRelay r = fixture.relay(clock).queueType(QueueType.QUORUM)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", quorum, List.of(), Duration.ofSeconds(120))).build())
+        try (OutboxRelay r = fixture.relay(clock)
+                .queueType(QueueType.QUORUM)
+                .routes(Routes.builder()
+                        .route("order.cancelled", Route.job("refund", quorum, List.of(), Duration.ofSeconds(120)))
+                        .build())
                 .build()) {
             tables.record(new OrderCancelled(1));
 
@@ -87,7 +97,9 @@ class DispatchIT {
 
     @Test
     void dispatchesAReadyDeliveryAndPublishesTheJobMessage() throws Exception {
-        UUID event = tables.record(NewEvent.of(new OrderPlaced(1, BigDecimal.TEN)).withTraceparent(TRACEPARENT)).get(0);
+        UUID event = tables.record(
+                        NewEvent.of(new OrderPlaced(1, BigDecimal.TEN)).withTraceparent(TRACEPARENT))
+                .get(0);
 
         PassResult result = relay.runOnce();
 
@@ -99,7 +111,8 @@ class DispatchIT {
         assertThat(d.getAttempts()).isEqualTo(1);
         assertThat(d.getDispatchId()).isNotNull();
         assertThat(d.getDispatchedAt().toInstant()).isEqualTo(clock.instant());
-        assertThat(d.getDeliveryTimeoutAt().toInstant()).isEqualTo(clock.instant().plusSeconds(300));
+        assertThat(d.getDeliveryTimeoutAt().toInstant())
+                .isEqualTo(clock.instant().plusSeconds(300));
 
         GetResponse message = fixture.broker().take(emails, 1).get(0);
         AMQP.BasicProperties props = message.getProps();
@@ -107,16 +120,28 @@ class DispatchIT {
         assertThat(props.getMessageId()).isEqualTo(d.getDispatchId().toString());
         assertThat(props.getType()).isEqualTo("send-confirmation");
         assertThat(props.getContentType()).isEqualTo(DeliveryMessage.CONTENT_TYPE);
-        // a message that waited in the queue as long as the delivery's timeout belongs to a superseded dispatch: the broker drops it
+        // a message that waited in the queue as long as the delivery's timeout belongs to a superseded dispatch: the
+        // broker drops it
         assertThat(props.getExpiration()).isEqualTo("300000");
         assertThat(message.getEnvelope().getExchange()).isEmpty();
-        // the ids are in the body, the message id and the type; the only header is the trace context the event was recorded with
+        // the ids are in the body, the message id and the type; the only header is the trace context the event was
+        // recorded with
         assertThat(props.getHeaders()).containsOnlyKeys(DeliveryMessage.HEADER_TRACEPARENT);
-        assertThat(props.getHeaders().get(DeliveryMessage.HEADER_TRACEPARENT).toString()).isEqualTo(TRACEPARENT);
+        assertThat(props.getHeaders().get(DeliveryMessage.HEADER_TRACEPARENT).toString())
+                .isEqualTo(TRACEPARENT);
 
         DeliveryMessage body = DeliveryMessage.fromJson(message.getBody());
-        assertThat(body).isEqualTo(new DeliveryMessage(event, d.getId(), d.getDispatchId(), "order.placed", "send-confirmation", 1, false,
-                TRACEPARENT, null));
+        assertThat(body)
+                .isEqualTo(new DeliveryMessage(
+                        event,
+                        d.getId(),
+                        d.getDispatchId(),
+                        "order.placed",
+                        "send-confirmation",
+                        1,
+                        false,
+                        TRACEPARENT,
+                        null));
         JsonNode json = new ObjectMapper().readTree(message.getBody());
         assertThat(json.has("payload")).as("the job message carries no payload").isFalse();
     }
@@ -130,17 +155,32 @@ class DispatchIT {
         GetResponse message = fixture.broker().take(emails, 1).get(0);
         OutboxDeliveriesRecord d = tables.delivery(event);
         assertThat(message.getProps().getHeaders()).isNull();
-        assertThat(message.getProps().getMessageId()).isEqualTo(d.getDispatchId().toString());
-        assertThat(DeliveryMessage.fromJson(message.getBody())).isEqualTo(new DeliveryMessage(event, d.getId(), d.getDispatchId(),
-                "order.placed", "send-confirmation", 1, false, null, null));
+        assertThat(message.getProps().getMessageId())
+                .isEqualTo(d.getDispatchId().toString());
+        assertThat(DeliveryMessage.fromJson(message.getBody()))
+                .isEqualTo(new DeliveryMessage(
+                        event,
+                        d.getId(),
+                        d.getDispatchId(),
+                        "order.placed",
+                        "send-confirmation",
+                        1,
+                        false,
+                        null,
+                        null));
     }
 
     @Test
     void onePassRoutesPastFullBatchesOfEventsWithoutRouteAndNamesTheirType() {
-        tables.recordAll(java.util.stream.IntStream.range(0, 5).mapToObj(Events.InvoiceSent::new).toList());
+        tables.recordAll(java.util.stream.IntStream.range(0, 5)
+                .mapToObj(Events.InvoiceSent::new)
+                .toList());
         UUID later = tables.record(new OrderCancelled(9)).get(0);
-        try (OutboxRelay small = fixture.relay(clock).routeBatchSize(2)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120))).build())
+        try (OutboxRelay small = fixture.relay(clock)
+                .routeBatchSize(2)
+                .routes(Routes.builder()
+                        .route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120)))
+                        .build())
                 .build()) {
 
             PassResult result = small.runOnce();
@@ -158,7 +198,8 @@ class DispatchIT {
 
         relay.runOnce();
 
-        DeliveryMessage body = DeliveryMessage.fromJson(fixture.broker().take(payments, 1).get(0).getBody());
+        DeliveryMessage body = DeliveryMessage.fromJson(
+                fixture.broker().take(payments, 1).get(0).getBody());
         assertThat(body.attempt()).isEqualTo(1);
         assertThat(body.lastAttempt()).isTrue();
     }
@@ -166,13 +207,20 @@ class DispatchIT {
     @Test
     void leavesAPendingDeliveryThatIsNotDueYetAlone() {
         UUID event = tables.record(new OrderCancelled(5)).get(0);
-        OutboxRelay routeOnly = fixture.relay(clock).routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120))).build())
+        OutboxRelay routeOnly = fixture.relay(clock)
+                .routes(Routes.builder()
+                        .route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120)))
+                        .build())
                 .build();
         clock.advance(Duration.ofSeconds(60)); // routed (available) a minute after the relay's now below
         routeOnlyPass(routeOnly);
         clock.advance(Duration.ofSeconds(-60));
-        tables.dsl().update(OUTBOX_DELIVERIES).set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.pending)
-                .setNull(OUTBOX_DELIVERIES.DISPATCHED_AT).setNull(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT).set(OUTBOX_DELIVERIES.ATTEMPTS, 0)
+        tables.dsl()
+                .update(OUTBOX_DELIVERIES)
+                .set(OUTBOX_DELIVERIES.STATUS, OutboxDeliveryStatus.pending)
+                .setNull(OUTBOX_DELIVERIES.DISPATCHED_AT)
+                .setNull(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_AT)
+                .set(OUTBOX_DELIVERIES.ATTEMPTS, 0)
                 .execute();
         fixture.broker().take(payments, 1);
 
@@ -192,7 +240,10 @@ class DispatchIT {
 
     @Test
     void dispatchesEachDeliveryOnceAcrossPasses() throws Exception {
-        tables.recordAll(List.of(new OrderPlaced(1, BigDecimal.ONE), new OrderPlaced(2, BigDecimal.ONE), new OrderPlaced(3, BigDecimal.ONE)));
+        tables.recordAll(List.of(
+                new OrderPlaced(1, BigDecimal.ONE),
+                new OrderPlaced(2, BigDecimal.ONE),
+                new OrderPlaced(3, BigDecimal.ONE)));
 
         relay.runOnce();
         PassResult second = relay.runOnce();

@@ -27,13 +27,27 @@ class MicrometerAbsentIT {
         String queue = fixture.queue("refunds");
         UUID event = fixture.tables().record(new OrderCancelled(1)).get(0);
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(entry -> !entry.contains("micrometer") && !entry.contains("HdrHistogram") && !entry.contains("LatencyUtils"))
+                .filter(entry -> !entry.contains("micrometer")
+                        && !entry.contains("HdrHistogram")
+                        && !entry.contains("LatencyUtils"))
                 .collect(Collectors.joining(File.pathSeparator));
-        assertThat(System.getProperty("java.class.path")).as("the test's own class path has it").contains("micrometer-core");
+        assertThat(System.getProperty("java.class.path"))
+                .as("the test's own class path has it")
+                .contains("micrometer-core");
         TestPostgres pg = TestPostgres.get();
-        Process child = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", classPath,
-                RelayWithoutMicrometer.class.getName(), pg.jdbcUrl(), pg.user(), pg.password(), fixture.db.schema(), fixture.rabbit.uri(), queue))
-                .redirectErrorStream(true).start();
+        Process child = new ProcessBuilder(List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        classPath,
+                        RelayWithoutMicrometer.class.getName(),
+                        pg.jdbcUrl(),
+                        pg.user(),
+                        pg.password(),
+                        fixture.db.schema(),
+                        fixture.rabbit.uri(),
+                        queue))
+                .redirectErrorStream(true)
+                .start();
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
 

@@ -48,7 +48,12 @@ class OrderedRouteIT {
     @Test
     void aPassSendsOnlyTheHeadOfEachKeyAndTheNextAfterItCompletes() throws Exception {
         try (OutboxRelay relay = fixture.relay(clock)
-                .routes(Routes.builder().route("order.placed", Route.job("ship", queue, List.of(), Duration.ofSeconds(300)).ordered()).build())
+                .routes(Routes.builder()
+                        .route(
+                                "order.placed",
+                                Route.job("ship", queue, List.of(), Duration.ofSeconds(300))
+                                        .ordered())
+                        .build())
                 .build()) {
             List<UUID> a = tables.recordAll(List.of(placed(1, "A"), placed(2, "A"), placed(3, "A")));
             List<UUID> b = tables.recordAll(List.of(placed(4, "B")));
@@ -59,7 +64,8 @@ class OrderedRouteIT {
 
             OutboxDeliveriesRecord head = tables.delivery(a.get(0));
             WorkerTransitions worker = new WorkerTransitions(new DeliveryTransitions(fixture.db.tables(), clock));
-            assertThat(worker.complete(tables.dsl(), List.of(new WorkerTransitions.Dispatch(head.getId(), head.getDispatchId()))))
+            assertThat(worker.complete(
+                            tables.dsl(), List.of(new WorkerTransitions.Dispatch(head.getId(), head.getDispatchId()))))
                     .containsExactly(head.getId());
             assertThat(relay.runOnce().confirmed()).isEqualTo(1);
             assertThat(dispatched()).containsOnlyKeys(a.get(1), b.get(0));
@@ -71,8 +77,15 @@ class OrderedRouteIT {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PrintStream stderr = System.err;
-        try (OutboxRelay relay = fixture.relay(clock).meterRegistry(registry).gaugeInterval(Duration.ofSeconds(1))
-                .routes(Routes.builder().route("order.placed", Route.job("ship", queue, List.of(), Duration.ofSeconds(300)).ordered()).build())
+        try (OutboxRelay relay = fixture.relay(clock)
+                .meterRegistry(registry)
+                .gaugeInterval(Duration.ofSeconds(1))
+                .routes(Routes.builder()
+                        .route(
+                                "order.placed",
+                                Route.job("ship", queue, List.of(), Duration.ofSeconds(300))
+                                        .ordered())
+                        .build())
                 .build()) {
             List<UUID> a = tables.recordAll(List.of(placed(1, "A"), placed(2, "A")));
             List<UUID> b = tables.recordAll(List.of(placed(3, "B"), placed(4, "B")));
@@ -80,7 +93,10 @@ class OrderedRouteIT {
 
             OutboxDeliveriesRecord head = tables.delivery(a.get(0));
             WorkerTransitions worker = new WorkerTransitions(new DeliveryTransitions(fixture.db.tables(), clock));
-            assertThat(worker.fail(tables.dsl(), new WorkerTransitions.Dispatch(head.getId(), head.getDispatchId()), FailureReason.JOB_FAILED))
+            assertThat(worker.fail(
+                            tables.dsl(),
+                            new WorkerTransitions.Dispatch(head.getId(), head.getDispatchId()),
+                            FailureReason.JOB_FAILED))
                     .isTrue();
             clock.advance(Duration.ofSeconds(90));
 
@@ -91,10 +107,17 @@ class OrderedRouteIT {
             } finally {
                 System.setErr(stderr);
             }
-            assertThat(err.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("key A is blocked on route ship")))
-                    .as("one WARNING for the blocked key over two passes").hasSize(1)
-                    .first().asString().contains("WARN", "queue " + queue, "delivery " + head.getId(), "job_failed", "blocked requeue");
-            assertThat(dispatched()).as("key A waits behind its failed head; B goes on").doesNotContainKey(a.get(1));
+            assertThat(err.toString(StandardCharsets.UTF_8)
+                            .lines()
+                            .filter(l -> l.contains("key A is blocked on route ship")))
+                    .as("one WARNING for the blocked key over two passes")
+                    .hasSize(1)
+                    .first()
+                    .asString()
+                    .contains("WARN", "queue " + queue, "delivery " + head.getId(), "job_failed", "blocked requeue");
+            assertThat(dispatched())
+                    .as("key A waits behind its failed head; B goes on")
+                    .doesNotContainKey(a.get(1));
 
             OutboxStatus status = OutboxStatus.read(fixture.db.dataSource(), fixture.db.tables(), clock);
             assertThat(status.blockedKeys()).hasSize(1);
@@ -106,20 +129,33 @@ class OrderedRouteIT {
             assertThat(blocked.oldestAge()).isEqualTo(Duration.ofSeconds(90));
             assertThat(status.toTable()).contains("blocked keys: 1").containsPattern("ship +" + queue + " +1 +90s A");
 
-            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(registry.find("outbox.relay.keys.blocked")
-                    .tags("route", "ship", "queue", queue).gauge()).isNotNull().extracting(g -> g.value()).isEqualTo(1.0));
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(registry.find("outbox.relay.keys.blocked")
+                                    .tags("route", "ship", "queue", queue)
+                                    .gauge())
+                            .isNotNull()
+                            .extracting(g -> g.value())
+                            .isEqualTo(1.0));
 
-            new dev.outbox.delivery.OperatorTransitions(fixture.db.tables(), clock).skip(tables.dsl(), List.of(head.getId()));
-            assertThat(OutboxStatus.read(fixture.db.dataSource(), fixture.db.tables(), clock).blockedKeys()).isEmpty();
-            await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("outbox.relay.keys.blocked")
-                    .tags("route", "ship", "queue", queue).gauge().value() == 0.0);
+            new dev.outbox.delivery.OperatorTransitions(fixture.db.tables(), clock)
+                    .skip(tables.dsl(), List.of(head.getId()));
+            assertThat(OutboxStatus.read(fixture.db.dataSource(), fixture.db.tables(), clock)
+                            .blockedKeys())
+                    .isEmpty();
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> registry.find("outbox.relay.keys.blocked")
+                                    .tags("route", "ship", "queue", queue)
+                                    .gauge()
+                                    .value()
+                            == 0.0);
         } finally {
             System.setErr(stderr);
         }
     }
 
     private Map<UUID, OutboxDeliveryStatus> dispatched() {
-        return tables.deliveries().stream().filter(d -> d.getStatus() == OutboxDeliveryStatus.dispatched)
+        return tables.deliveries().stream()
+                .filter(d -> d.getStatus() == OutboxDeliveryStatus.dispatched)
                 .collect(Collectors.toMap(OutboxDeliveriesRecord::getEventId, OutboxDeliveriesRecord::getStatus));
     }
 }

@@ -21,18 +21,23 @@ class OutdatedTablesIT {
     void refusesTablesMigratedOnlyUpToVersion3NamingTheMissingMigration() throws Exception {
         OutboxTables tables = OutboxTables.defaults().withSchema(db.schema() + "_v3");
         try {
-            OutboxMigrations.configure(Flyway.configure().dataSource(db.dataSource()), tables).target("3").load().migrate();
+            OutboxMigrations.configure(Flyway.configure().dataSource(db.dataSource()), tables)
+                    .target("3")
+                    .load()
+                    .migrate();
 
             assertThatThrownBy(() -> OutboxRelay.requireTables(db.dataSource(), tables))
                     .isInstanceOf(RelayException.class)
-                    .hasMessage("the outbox tables are behind this version: " + tables.schema() + ".outbox_deliveries has no column ordering_key"
+                    .hasMessage("the outbox tables are behind this version: " + tables.schema()
+                            + ".outbox_deliveries has no column ordering_key"
                             + " (migration V4__outbox_ordering); run the migrations (outbox-relay migrate, or OutboxMigrations.migrate) before"
                             + " this relay");
 
             OutboxMigrations.migrate(db.dataSource(), tables);
             OutboxRelay.requireTables(db.dataSource(), tables); // up to date: no complaint
         } finally {
-            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = db.dataSource().getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA IF EXISTS " + tables.schema() + " CASCADE");
             }
         }

@@ -27,6 +27,7 @@ class PublishRefusedIT {
 
     @RegisterExtension
     static final RelayFixture fixture = new RelayFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
     static final RabbitExtension rabbit = fixture.rabbit;
 
@@ -61,11 +62,29 @@ class PublishRefusedIT {
         tables = fixture.tables();
         relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
-                        .route("order.placed", Route.job("send-confirmation", jobs, RetrySchedule.seconds(7, 30), Duration.ofSeconds(300)),
+                        .route(
+                                "order.placed",
+                                Route.job(
+                                        "send-confirmation",
+                                        jobs,
+                                        RetrySchedule.seconds(7, 30),
+                                        Duration.ofSeconds(300)),
                                 Route.job("audit", healthy, List.of(), Duration.ofSeconds(300)))
                         .route("order.cancelled", Route.job("refund", once, List.of(), Duration.ofSeconds(120)))
-                        .route("invoice.sent", Route.publish("invoices", fullExchange, "invoice.sent", RetrySchedule.seconds(9), Duration.ofSeconds(60)),
-                                Route.publish("invoices-lost", missingExchange, "invoice.sent", RetrySchedule.seconds(11), Duration.ofSeconds(60)),
+                        .route(
+                                "invoice.sent",
+                                Route.publish(
+                                        "invoices",
+                                        fullExchange,
+                                        "invoice.sent",
+                                        RetrySchedule.seconds(9),
+                                        Duration.ofSeconds(60)),
+                                Route.publish(
+                                        "invoices-lost",
+                                        missingExchange,
+                                        "invoice.sent",
+                                        RetrySchedule.seconds(11),
+                                        Duration.ofSeconds(60)),
                                 Route.job("archive", healthy, List.of(), Duration.ofSeconds(300)))
                         .build())
                 .build());
@@ -75,7 +94,8 @@ class PublishRefusedIT {
     void aReturnedMessageGoesBackToPendingWithTheNextDelayAndTheRestOfTheBatchGoesOn() throws Exception {
         relay.runOnce(); // declares the queues
         fixture.broker().channel().queueDelete(jobs); // now a publish to it is unroutable: the broker returns it
-        List<UUID> events = tables.recordAll(List.of(new OrderPlaced(1, BigDecimal.ONE), new OrderPlaced(2, BigDecimal.ONE)));
+        List<UUID> events =
+                tables.recordAll(List.of(new OrderPlaced(1, BigDecimal.ONE), new OrderPlaced(2, BigDecimal.ONE)));
 
         PassResult result = relay.runOnce();
 
@@ -88,7 +108,8 @@ class PublishRefusedIT {
             assertThat(refused.getJobType()).isEqualTo("send-confirmation");
             assertThat(refused.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
             assertThat(refused.getAttempts()).isEqualTo(1);
-            assertThat(refused.getAvailableAt().toInstant()).isEqualTo(clock.instant().plusSeconds(7));
+            assertThat(refused.getAvailableAt().toInstant())
+                    .isEqualTo(clock.instant().plusSeconds(7));
             assertThat(refused.getDispatchedAt()).isNull();
             assertThat(refused.getDeliveryTimeoutAt()).isNull();
             assertThat(audit.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
@@ -141,7 +162,8 @@ class PublishRefusedIT {
         assertThat(archive.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
         assertThat(nacked.getJobType()).isEqualTo("invoices");
         assertThat(nacked.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
-        assertThat(nacked.getAvailableAt().toInstant()).isEqualTo(clock.instant().plusSeconds(9));
+        assertThat(nacked.getAvailableAt().toInstant())
+                .isEqualTo(clock.instant().plusSeconds(9));
         assertThat(lost.getJobType()).isEqualTo("invoices-lost");
         assertThat(lost.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
         assertThat(lost.getAvailableAt().toInstant()).isEqualTo(clock.instant().plusSeconds(11));
@@ -154,13 +176,17 @@ class PublishRefusedIT {
         fixture.broker().channel().exchangeDeclare(doomed, BuiltinExchangeType.FANOUT, true);
         try (OutboxRelay r = fixture.relay(clock)
                 .routes(Routes.builder()
-                        .route("invoice.sent", Route.publish("invoices", doomed, "", RetrySchedule.seconds(3), Duration.ofSeconds(60)))
+                        .route(
+                                "invoice.sent",
+                                Route.publish("invoices", doomed, "", RetrySchedule.seconds(3), Duration.ofSeconds(60)))
                         .route("order.cancelled", Route.job("refund", healthy, List.of(), Duration.ofSeconds(120)))
                         .build())
                 .build()) {
             tables.record(new InvoiceSent(1));
             r.runOnce(); // the exchange is checked and found
-            fixture.broker().channel().exchangeDelete(doomed); // deleted while the relay trusts it: the publish closes the channel (404)
+            fixture.broker()
+                    .channel()
+                    .exchangeDelete(doomed); // deleted while the relay trusts it: the publish closes the channel (404)
             UUID lost = tables.record(new InvoiceSent(2)).get(0);
 
             PassResult refused = r.runOnce();
@@ -182,8 +208,14 @@ class PublishRefusedIT {
         com.rabbitmq.client.ConnectionFactory nowhere = rabbit.connectionFactory();
         nowhere.setPort(1);
         UUID event = tables.record(new OrderCancelled(1)).get(0);
-        try (OutboxRelay r = OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(nowhere).tables(db.tables()).clock(clock)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", healthy, List.of(), Duration.ofSeconds(120))).build())
+        try (OutboxRelay r = OutboxRelay.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(nowhere)
+                .tables(db.tables())
+                .clock(clock)
+                .routes(Routes.builder()
+                        .route("order.cancelled", Route.job("refund", healthy, List.of(), Duration.ofSeconds(120)))
+                        .build())
                 .build()) {
 
             org.assertj.core.api.Assertions.assertThatThrownBy(r::runOnce)

@@ -16,7 +16,6 @@ import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import java.math.BigDecimal;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,6 +26,7 @@ class PublishRouteIT {
 
     @RegisterExtension
     static final RelayFixture fixture = new RelayFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
     static final RabbitExtension rabbit = fixture.rabbit;
 
@@ -47,9 +47,20 @@ class PublishRouteIT {
     void publishesThePayloadToTheExchangeAndCompletesTheDeliveryOnConfirm() throws Exception {
         MutableClock clock = MutableClock.startingNow();
         Tables tables = fixture.tables();
-        UUID event = tables.record(NewEvent.of(new OrderPlaced(42, new BigDecimal("9.50"))).withTraceparent(TRACEPARENT)).get(0);
+        UUID event = tables.record(
+                        NewEvent.of(new OrderPlaced(42, new BigDecimal("9.50"))).withTraceparent(TRACEPARENT))
+                .get(0);
         try (OutboxRelay relay = fixture.relay(clock)
-                .routes(Routes.builder().route("order.placed", Route.publish("order-events", exchange, "order.placed", RetrySchedule.seconds(5), Duration.ofSeconds(60))).build())
+                .routes(Routes.builder()
+                        .route(
+                                "order.placed",
+                                Route.publish(
+                                        "order-events",
+                                        exchange,
+                                        "order.placed",
+                                        RetrySchedule.seconds(5),
+                                        Duration.ofSeconds(60)))
+                        .build())
                 .build()) {
 
             PassResult result = relay.runOnce();
@@ -68,9 +79,21 @@ class PublishRouteIT {
         assertThat(message.getProps().getMessageId()).isEqualTo(event.toString());
         assertThat(message.getProps().getType()).isEqualTo("order.placed");
         assertThat(message.getProps().getDeliveryMode()).isEqualTo(2);
-        assertThat(message.getProps().getHeaders().get(DeliveryMessage.HEADER_EVENT_ID).toString()).isEqualTo(event.toString());
-        assertThat(message.getProps().getHeaders().get(DeliveryMessage.HEADER_EVENT_TYPE).toString()).isEqualTo("order.placed");
-        assertThat(message.getProps().getHeaders().get(DeliveryMessage.HEADER_TRACEPARENT).toString()).isEqualTo(TRACEPARENT);
+        assertThat(message.getProps()
+                        .getHeaders()
+                        .get(DeliveryMessage.HEADER_EVENT_ID)
+                        .toString())
+                .isEqualTo(event.toString());
+        assertThat(message.getProps()
+                        .getHeaders()
+                        .get(DeliveryMessage.HEADER_EVENT_TYPE)
+                        .toString())
+                .isEqualTo("order.placed");
+        assertThat(message.getProps()
+                        .getHeaders()
+                        .get(DeliveryMessage.HEADER_TRACEPARENT)
+                        .toString())
+                .isEqualTo(TRACEPARENT);
         JsonNode body = new ObjectMapper().readTree(message.getBody());
         assertThat(body.get("orderId").asLong()).isEqualTo(42);
         assertThat(body.get("total").decimalValue()).isEqualByComparingTo("9.50");

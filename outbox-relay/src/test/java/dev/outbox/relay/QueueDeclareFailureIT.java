@@ -26,6 +26,7 @@ class QueueDeclareFailureIT {
 
     @RegisterExtension
     static final RelayFixture fixture = new RelayFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
     static final RabbitExtension rabbit = fixture.rabbit;
 
@@ -45,10 +46,15 @@ class QueueDeclareFailureIT {
     void setUp() throws Exception {
         tables = fixture.tables();
         broken = rabbit.queue("broken-" + UUID.randomUUID().toString().substring(0, 8));
-        fixture.broker().channel().queueDeclare(broken, true, false, false, Map.of("x-max-length", 5)); // the relay declares it without
+        fixture.broker()
+                .channel()
+                .queueDeclare(broken, true, false, false, Map.of("x-max-length", 5)); // the relay declares it without
         relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
-                        .route("order.cancelled", Route.job("refund", broken, List.of(), Duration.ofSeconds(120)), Route.job("audit", healthy, List.of(), Duration.ofSeconds(120)))
+                        .route(
+                                "order.cancelled",
+                                Route.job("refund", broken, List.of(), Duration.ofSeconds(120)),
+                                Route.job("audit", healthy, List.of(), Duration.ofSeconds(120)))
                         .build())
                 .build());
     }

@@ -31,54 +31,85 @@ class QuietRecordingIT {
     static final RelayFixture fixture = new RelayFixture();
 
     /** Channels are database-wide: one of this test alone, so that no other relay's producers wake this one. */
-    final String channel = "outbox_quiet_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    final String channel =
+            "outbox_quiet_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
 
     @Test
     void aQuietRecordingThatCommitsAfterTheNotifiedPassIsRoutedWithinASecond() throws Exception {
-        MutableClock producerClock = MutableClock.startingNow(); // the recordings' notify interval: still within it unless moved
-        Outbox outbox = Outbox.builder().tables(fixture.db.tables()).notifyChannel(channel).clock(producerClock).build();
+        MutableClock producerClock =
+                MutableClock.startingNow(); // the recordings' notify interval: still within it unless moved
+        Outbox outbox = Outbox.builder()
+                .tables(fixture.db.tables())
+                .notifyChannel(channel)
+                .clock(producerClock)
+                .build();
         Routes routes = Routes.builder()
                 .route("order.placed", Route.job("confirm", fixture.queue("quiet"), List.of(), Duration.ofSeconds(60)))
                 .build();
         // a sleep far longer than the test waits: only a wake-up or a re-read can route in time
-        fixture.closeAfterEach(fixture.relay().routes(routes).notifyChannel(channel).sleep(Duration.ofSeconds(60)).build().start());
+        fixture.closeAfterEach(fixture.relay()
+                .routes(routes)
+                .notifyChannel(channel)
+                .sleep(Duration.ofSeconds(60))
+                .build()
+                .start());
 
         UUID first = recordAndCommit(outbox, 1);
-        await().atMost(Duration.ofSeconds(10)).until(() -> fixture.tables().event(first).getRoutedAt() != null);
-        await().atMost(Duration.ofSeconds(10)).until(this::relayListens); // a NOTIFY before the LISTEN would reach no one
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> fixture.tables().event(first).getRoutedAt() != null);
+        await().atMost(Duration.ofSeconds(10))
+                .until(this::relayListens); // a NOTIFY before the LISTEN would reach no one
 
         producerClock.advance(Duration.ofSeconds(1)); // the interval is over: the next recording notifies
-        try (Connection a = fixture.db.dataSource().getConnection(); Connection b = fixture.db.dataSource().getConnection()) {
+        try (Connection a = fixture.db.dataSource().getConnection();
+                Connection b = fixture.db.dataSource().getConnection()) {
             a.setAutoCommit(false);
             b.setAutoCommit(false);
             UUID notifying = outbox.record(dsl(a), new Events.OrderPlaced(2, BigDecimal.ONE));
-            UUID quiet = outbox.record(dsl(b), new Events.OrderPlaced(3, BigDecimal.ONE)); // within the interval: no NOTIFY
+            UUID quiet =
+                    outbox.record(dsl(b), new Events.OrderPlaced(3, BigDecimal.ONE)); // within the interval: no NOTIFY
             a.commit();
-            await().atMost(Duration.ofSeconds(10)).until(() -> fixture.tables().event(notifying).getRoutedAt() != null);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fixture.tables().event(notifying).getRoutedAt() != null);
             Thread.sleep(200); // the pass that NOTIFY started has ended, and the relay waits again
-            assertThat(fixture.tables().dsl().fetchCount(dev.outbox.schema.Tables.OUTBOX_EVENTS,
-                    dev.outbox.schema.Tables.OUTBOX_EVENTS.ID.eq(quiet))).as("not committed yet").isZero();
+            assertThat(fixture.tables()
+                            .dsl()
+                            .fetchCount(
+                                    dev.outbox.schema.Tables.OUTBOX_EVENTS,
+                                    dev.outbox.schema.Tables.OUTBOX_EVENTS.ID.eq(quiet)))
+                    .as("not committed yet")
+                    .isZero();
             b.commit();
 
-            await().atMost(Duration.ofSeconds(2)).until(() -> fixture.tables().event(quiet).getRoutedAt() != null);
+            await().atMost(Duration.ofSeconds(2))
+                    .until(() -> fixture.tables().event(quiet).getRoutedAt() != null);
         }
     }
 
     @Test
     void aPollingRelayLooksAgainSoonAfterAPassThatFoundWork() throws Exception {
-        Outbox outbox = Outbox.builder().tables(fixture.db.tables()).notifications(false).build();
-        // polling only, with a sleep far longer than the test waits: only a look soon after the busy passes routes in time
+        Outbox outbox = Outbox.builder()
+                .tables(fixture.db.tables())
+                .notifications(false)
+                .build();
+        // polling only, with a sleep far longer than the test waits: only a look soon after the busy passes routes in
+        // time
         waitingAfterItsBusyPasses(outbox, fixture.relay().notifications(false), "polled");
 
         UUID next = recordAndCommit(outbox, 2); // committed while the loop waits after the passes that found work
 
-        await().atMost(Duration.ofSeconds(2)).until(() -> fixture.tables().event(next).getRoutedAt() != null);
+        await().atMost(Duration.ofSeconds(2))
+                .until(() -> fixture.tables().event(next).getRoutedAt() != null);
     }
 
     @Test
     void theLooksAfterABusyPassThatFindNothingAreNotPasses() throws Exception {
-        Outbox outbox = Outbox.builder().tables(fixture.db.tables()).notifyChannel(channel).build();
-        MeterRegistry registry = waitingAfterItsBusyPasses(outbox, fixture.relay().notifyChannel(channel), "looked");
+        Outbox outbox = Outbox.builder()
+                .tables(fixture.db.tables())
+                .notifyChannel(channel)
+                .build();
+        MeterRegistry registry =
+                waitingAfterItsBusyPasses(outbox, fixture.relay().notifyChannel(channel), "looked");
 
         Thread.sleep(1_500); // the looks at 10, 20, 40 ... 640 ms after the busy pass, 1,270 ms in all, then the sleep
 
@@ -91,26 +122,40 @@ class QuietRecordingIT {
      * routed the event and a pass after that found nothing: the loop now waits, taking its looks.
      * Returns the registry that counts its passes.
      */
-    private MeterRegistry waitingAfterItsBusyPasses(Outbox outbox, OutboxRelay.Builder relay, String queue) throws Exception {
+    private MeterRegistry waitingAfterItsBusyPasses(Outbox outbox, OutboxRelay.Builder relay, String queue)
+            throws Exception {
         Routes routes = Routes.builder()
                 .route("order.placed", Route.job("confirm", fixture.queue(queue), List.of(), Duration.ofSeconds(60)))
                 .build();
         MeterRegistry registry = new SimpleMeterRegistry();
         UUID first = recordAndCommit(outbox, 1);
-        fixture.closeAfterEach(relay.routes(routes).sleep(Duration.ofSeconds(60)).meterRegistry(registry).build().start());
-        await().atMost(Duration.ofSeconds(10)).until(() -> fixture.tables().event(first).getRoutedAt() != null);
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(2)).until(() -> passes(registry, "idle") > 0);
+        fixture.closeAfterEach(relay.routes(routes)
+                .sleep(Duration.ofSeconds(60))
+                .meterRegistry(registry)
+                .build()
+                .start());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> fixture.tables().event(first).getRoutedAt() != null);
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(2))
+                .until(() -> passes(registry, "idle") > 0);
         return registry;
     }
 
     private static long passes(MeterRegistry registry, String outcome) {
-        Timer passes = registry.find("outbox.relay.pass").tag("outcome", outcome).timer();
+        Timer passes =
+                registry.find("outbox.relay.pass").tag("outcome", outcome).timer();
         return passes == null ? 0 : passes.count();
     }
 
     private boolean relayListens() {
-        return fixture.tables().dsl().fetchExists(DSL.selectOne().from("pg_stat_activity")
-                .where("datname = current_database() and query = {0}", DSL.inline("LISTEN \"" + channel + "\"")));
+        return fixture.tables()
+                .dsl()
+                .fetchExists(DSL.selectOne()
+                        .from("pg_stat_activity")
+                        .where(
+                                "datname = current_database() and query = {0}",
+                                DSL.inline("LISTEN \"" + channel + "\"")));
     }
 
     private UUID recordAndCommit(Outbox outbox, long orderId) throws Exception {

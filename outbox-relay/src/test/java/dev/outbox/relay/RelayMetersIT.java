@@ -36,6 +36,7 @@ class RelayMetersIT {
 
     @RegisterExtension
     static final RelayFixture fixture = new RelayFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
     static final RabbitExtension rabbit = fixture.rabbit;
 
@@ -71,22 +72,27 @@ class RelayMetersIT {
     void everyMeterIsDocumentedAndItsTagsAreBounded() {
         Map<String, String> documented = MeterDocs.documented();
         List<String> ids = new ArrayList<>();
-        tables.dsl().selectFrom(dev.outbox.schema.Tables.OUTBOX_DELIVERIES).fetch().forEach(d -> {
-            ids.add(d.getId().toString());
-            ids.add(d.getEventId().toString());
-            if (d.getDispatchId() != null) {
-                ids.add(d.getDispatchId().toString());
-            }
-        });
+        tables.dsl()
+                .selectFrom(dev.outbox.schema.Tables.OUTBOX_DELIVERIES)
+                .fetch()
+                .forEach(d -> {
+                    ids.add(d.getId().toString());
+                    ids.add(d.getEventId().toString());
+                    if (d.getDispatchId() != null) {
+                        ids.add(d.getDispatchId().toString());
+                    }
+                });
         for (Meter meter : registry.getMeters()) {
             String name = meter.getId().getName();
             assertThat(documented).as("meter %s in docs/observability.md", name).containsKey(name);
             assertThat(documented.get(name)).as("documented type of %s", name).isEqualTo(type(meter));
             for (Tag tag : meter.getId().getTags()) {
                 assertThat(tag.getKey()).as("tag of %s", name).isIn(BOUNDED_TAGS);
-                assertThat(tag.getValue()).as("tag %s of %s", tag.getKey(), name)
+                assertThat(tag.getValue())
+                        .as("tag %s of %s", tag.getKey(), name)
                         .doesNotMatch(".*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}.*")
-                        .doesNotContain("{").isNotIn(ids);
+                        .doesNotContain("{")
+                        .isNotIn(ids);
             }
         }
     }
@@ -101,11 +107,18 @@ class RelayMetersIT {
     }
 
     OutboxRelay.Builder relay() {
-        return fixture.relay(clock).meterRegistry(registry).gaugeInterval(Duration.ofSeconds(1))
+        return fixture.relay(clock)
+                .meterRegistry(registry)
+                .gaugeInterval(Duration.ofSeconds(1))
                 .routes(Routes.builder()
-                        .route("order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(5), Duration.ofSeconds(300)))
+                        .route(
+                                "order.placed",
+                                Route.job(
+                                        "send-confirmation", emails, RetrySchedule.seconds(5), Duration.ofSeconds(300)))
                         .route("order.cancelled", Route.job("refund", refunds, List.of(), Duration.ofSeconds(120)))
-                        .route("invoice.sent", Route.publish("invoice-copy", invoices, "sent", List.of(), Duration.ofSeconds(60)))
+                        .route(
+                                "invoice.sent",
+                                Route.publish("invoice-copy", invoices, "sent", List.of(), Duration.ofSeconds(60)))
                         .build());
     }
 
@@ -117,16 +130,30 @@ class RelayMetersIT {
     @Test
     void fiveRecordedEventsAreCountedRoutedDispatchedAndConfirmed() {
         OutboxRelay relay = fixture.closeAfterEach(relay().build());
-        tables.recordAll(List.of(new OrderPlaced(1, BigDecimal.ONE), new OrderPlaced(2, BigDecimal.ONE), new OrderPlaced(3, BigDecimal.ONE),
-                new OrderPlaced(4, BigDecimal.ONE), new OrderPlaced(5, BigDecimal.ONE)));
+        tables.recordAll(List.of(
+                new OrderPlaced(1, BigDecimal.ONE),
+                new OrderPlaced(2, BigDecimal.ONE),
+                new OrderPlaced(3, BigDecimal.ONE),
+                new OrderPlaced(4, BigDecimal.ONE),
+                new OrderPlaced(5, BigDecimal.ONE)));
 
         relay.runOnce();
 
         assertThat(counter("outbox.relay.events.routed")).isEqualTo(5);
-        assertThat(counter("outbox.relay.deliveries.dispatched", "queue", emails, "kind", "job")).isEqualTo(5);
-        assertThat(counter("outbox.relay.deliveries.confirmed", "queue", emails, "kind", "job")).isEqualTo(5);
-        assertThat(registry.find("outbox.relay.confirm.latency").tags("queue", emails).timer().count()).isEqualTo(5);
-        assertThat(registry.find("outbox.relay.pass").tags("outcome", "busy").timer().count()).isEqualTo(1);
+        assertThat(counter("outbox.relay.deliveries.dispatched", "queue", emails, "kind", "job"))
+                .isEqualTo(5);
+        assertThat(counter("outbox.relay.deliveries.confirmed", "queue", emails, "kind", "job"))
+                .isEqualTo(5);
+        assertThat(registry.find("outbox.relay.confirm.latency")
+                        .tags("queue", emails)
+                        .timer()
+                        .count())
+                .isEqualTo(5);
+        assertThat(registry.find("outbox.relay.pass")
+                        .tags("outcome", "busy")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
         assertThat(fixture.broker().take(emails, 5)).hasSize(5);
     }
 
@@ -137,8 +164,13 @@ class RelayMetersIT {
         relay.runOnce();
         relay.runOnce();
 
-        assertThat(registry.find("outbox.relay.pass").tags("outcome", "idle").timer().count()).isEqualTo(2);
-        assertThat(registry.find("outbox.relay.pass").tags("outcome", "busy").timer()).isNull();
+        assertThat(registry.find("outbox.relay.pass")
+                        .tags("outcome", "idle")
+                        .timer()
+                        .count())
+                .isEqualTo(2);
+        assertThat(registry.find("outbox.relay.pass").tags("outcome", "busy").timer())
+                .isNull();
     }
 
     @Test
@@ -148,8 +180,10 @@ class RelayMetersIT {
 
         relay.runOnce();
 
-        assertThat(counter("outbox.relay.deliveries.dispatched", "queue", invoices, "kind", "publish")).isEqualTo(2);
-        assertThat(counter("outbox.relay.deliveries.confirmed", "queue", invoices, "kind", "publish")).isEqualTo(2);
+        assertThat(counter("outbox.relay.deliveries.dispatched", "queue", invoices, "kind", "publish"))
+                .isEqualTo(2);
+        assertThat(counter("outbox.relay.deliveries.confirmed", "queue", invoices, "kind", "publish"))
+                .isEqualTo(2);
         assertThat(counter("outbox.relay.publish.completed", "queue", invoices)).isEqualTo(2);
     }
 
@@ -162,9 +196,12 @@ class RelayMetersIT {
 
         relay.runOnce();
 
-        assertThat(counter("outbox.relay.deliveries.refused", "queue", refunds, "cause", "returned")).isEqualTo(2);
-        assertThat(counter("outbox.relay.deliveries.confirmed", "queue", refunds, "kind", "job")).isZero();
-        assertThat(counter("outbox.relay.deliveries.confirmed", "queue", emails, "kind", "job")).isEqualTo(1);
+        assertThat(counter("outbox.relay.deliveries.refused", "queue", refunds, "cause", "returned"))
+                .isEqualTo(2);
+        assertThat(counter("outbox.relay.deliveries.confirmed", "queue", refunds, "kind", "job"))
+                .isZero();
+        assertThat(counter("outbox.relay.deliveries.confirmed", "queue", emails, "kind", "job"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -178,9 +215,12 @@ class RelayMetersIT {
 
         relay.runOnce();
 
-        assertThat(counter("outbox.relay.deliveries.timed.out", "queue", refunds)).isEqualTo(1);
-        assertThat(counter("outbox.relay.deliveries.timed.out.unstarted", "queue", refunds)).isEqualTo(1);
-        assertThat(counter("outbox.relay.deliveries.timed.out", "queue", emails)).isZero();
+        assertThat(counter("outbox.relay.deliveries.timed.out", "queue", refunds))
+                .isEqualTo(1);
+        assertThat(counter("outbox.relay.deliveries.timed.out.unstarted", "queue", refunds))
+                .isEqualTo(1);
+        assertThat(counter("outbox.relay.deliveries.timed.out", "queue", emails))
+                .isZero();
     }
 
     @Test
@@ -188,13 +228,17 @@ class RelayMetersIT {
         try (TcpProxy brokerProxy = TcpProxy.toAmqpUri(rabbit.uri())) {
             ConnectionFactory amqp = rabbit.connectionFactory();
             amqp.setPort(brokerProxy.port());
-            OutboxRelay relay = fixture.closeAfterEach(relay().connectionFactory(amqp).build());
+            OutboxRelay relay =
+                    fixture.closeAfterEach(relay().connectionFactory(amqp).build());
             relay.runOnce(); // declares the queues
             fixture.broker().channel().queueDelete(refunds);
             tables.record(new OrderCancelled(9)); // no retry: returned, it fails with publish_failed
             relay.runOnce();
             brokerProxy.down(); // the next pass routes, then cannot dispatch: three deliveries stay pending
-            tables.record(new OrderPlaced(1, BigDecimal.ONE), new OrderPlaced(2, BigDecimal.ONE), new OrderPlaced(3, BigDecimal.ONE));
+            tables.record(
+                    new OrderPlaced(1, BigDecimal.ONE),
+                    new OrderPlaced(2, BigDecimal.ONE),
+                    new OrderPlaced(3, BigDecimal.ONE));
             tables.record(new OrderShipped(1), new OrderShipped(2)); // no route: they stay unrouted
             try {
                 relay.runOnce();
@@ -204,14 +248,21 @@ class RelayMetersIT {
             clock.advance(Duration.ofSeconds(42));
 
             await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-                assertThat(gauge("outbox.relay.deliveries.pending", "queue", emails)).isEqualTo(3);
-                assertThat(gauge("outbox.relay.deliveries.ready", "queue", emails)).isEqualTo(3);
-                assertThat(gauge("outbox.relay.oldest.ready.age", "queue", emails)).isBetween(42.0, 44.0);
-                assertThat(gauge("outbox.relay.deliveries.pending", "queue", refunds)).isZero();
-                assertThat(gauge("outbox.relay.oldest.ready.age", "queue", invoices)).isZero();
+                assertThat(gauge("outbox.relay.deliveries.pending", "queue", emails))
+                        .isEqualTo(3);
+                assertThat(gauge("outbox.relay.deliveries.ready", "queue", emails))
+                        .isEqualTo(3);
+                assertThat(gauge("outbox.relay.oldest.ready.age", "queue", emails))
+                        .isBetween(42.0, 44.0);
+                assertThat(gauge("outbox.relay.deliveries.pending", "queue", refunds))
+                        .isZero();
+                assertThat(gauge("outbox.relay.oldest.ready.age", "queue", invoices))
+                        .isZero();
                 assertThat(gauge("outbox.relay.events.unrouted")).isEqualTo(2);
-                assertThat(gauge("outbox.relay.deliveries.failed", "reason", "publish_failed")).isEqualTo(1);
-                assertThat(gauge("outbox.relay.deliveries.failed", "reason", "timeout")).isZero();
+                assertThat(gauge("outbox.relay.deliveries.failed", "reason", "publish_failed"))
+                        .isEqualTo(1);
+                assertThat(gauge("outbox.relay.deliveries.failed", "reason", "timeout"))
+                        .isZero();
             });
         }
     }
@@ -230,7 +281,8 @@ class RelayMetersIT {
 
             dbProxy.down();
             await().atMost(Duration.ofSeconds(20)).until(() -> Double.isNaN(gauge("outbox.relay.events.unrouted")));
-            assertThat(gauge("outbox.relay.deliveries.pending", "queue", emails)).isNaN();
+            assertThat(gauge("outbox.relay.deliveries.pending", "queue", emails))
+                    .isNaN();
 
             dbProxy.up();
             await().atMost(Duration.ofSeconds(20)).until(() -> gauge("outbox.relay.events.unrouted") == 1);
@@ -240,7 +292,11 @@ class RelayMetersIT {
     @Test
     void withoutARegistryNothingIsRegistered() {
         OutboxRelay relay = fixture.closeAfterEach(fixture.relay(clock)
-                .routes(Routes.builder().route("order.placed", Route.job("send-confirmation", emails, List.of(), Duration.ofSeconds(300))).build())
+                .routes(Routes.builder()
+                        .route(
+                                "order.placed",
+                                Route.job("send-confirmation", emails, List.of(), Duration.ofSeconds(300)))
+                        .build())
                 .build());
         tables.record(new OrderPlaced(1, BigDecimal.ONE));
 

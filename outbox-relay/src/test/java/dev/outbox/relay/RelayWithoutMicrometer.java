@@ -29,7 +29,9 @@ public final class RelayWithoutMicrometer {
                 .dataSource(dataSource)
                 .tables(OutboxTables.defaults().withSchema(args[3]))
                 .amqpUri(args[4])
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", args[5], List.of(), Duration.ofSeconds(60))).build())
+                .routes(Routes.builder()
+                        .route("order.cancelled", Route.job("refund", args[5], List.of(), Duration.ofSeconds(60)))
+                        .build())
                 .build()) {
             PassResult result = relay.runOnce();
             System.out.println("routed " + result.routedEvents() + ", confirmed " + result.confirmed());

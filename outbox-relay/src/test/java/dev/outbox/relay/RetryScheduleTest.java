@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class RetryScheduleTest {
 
     private static List<Duration> exponential(int initialSeconds, double factor, int capSeconds, int retries) {
-        return RetrySchedule.exponential(Duration.ofSeconds(initialSeconds), factor, Duration.ofSeconds(capSeconds), retries);
+        return RetrySchedule.exponential(
+                Duration.ofSeconds(initialSeconds), factor, Duration.ofSeconds(capSeconds), retries);
     }
 
     @Test
@@ -20,7 +21,8 @@ class RetryScheduleTest {
 
     @Test
     void capsEveryDelay() {
-        assertThat(exponential(5, 3, 3600, 9)).isEqualTo(RetrySchedule.seconds(5, 15, 45, 135, 405, 1215, 3600, 3600, 3600));
+        assertThat(exponential(5, 3, 3600, 9))
+                .isEqualTo(RetrySchedule.seconds(5, 15, 45, 135, 405, 1215, 3600, 3600, 3600));
         assertThat(exponential(60, 10, 100, 3)).isEqualTo(RetrySchedule.seconds(60, 100, 100));
     }
 
@@ -67,12 +69,14 @@ class RetryScheduleTest {
         assertThatThrownBy(() -> exponential(-5, 3, 3600, 6)).hasMessageContaining("initial");
         assertThatThrownBy(() -> exponential(5, 0.5, 3600, 6)).hasMessageContaining("factor");
         assertThatThrownBy(() -> exponential(5, Double.NaN, 3600, 6)).hasMessageContaining("factor");
-        assertThatThrownBy(() -> exponential(5, Double.POSITIVE_INFINITY, 3600, 6)).hasMessageContaining("factor");
+        assertThatThrownBy(() -> exponential(5, Double.POSITIVE_INFINITY, 3600, 6))
+                .hasMessageContaining("factor");
         assertThatThrownBy(() -> exponential(5, 3, 4, 6)).hasMessageContaining("cap");
         assertThatThrownBy(() -> exponential(5, 3, 3600, -1)).hasMessageContaining("retries");
         assertThatThrownBy(() -> exponential(5, 3, 3600, Route.MAX_RETRIES + 1)).hasMessageContaining("retries");
         assertThatThrownBy(() -> RetrySchedule.fixed(Duration.ZERO, 3)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> RetrySchedule.exponentialSeconds(0, 3, 3600, 6)).hasMessageContaining("initialSeconds");
+        assertThatThrownBy(() -> RetrySchedule.exponentialSeconds(0, 3, 3600, 6))
+                .hasMessageContaining("initialSeconds");
         assertThatThrownBy(() -> RetrySchedule.exponentialSeconds(5, 3, 4, 6)).hasMessageContaining("capSeconds");
     }
 

@@ -18,9 +18,19 @@ class RoutesFileTest {
     Path dir;
 
     private static final Routes EXPECTED = Routes.builder()
-            .job("order.placed", "send-confirmation", "emails", RetrySchedule.seconds(5, 30, 120), Duration.ofSeconds(300))
+            .job(
+                    "order.placed",
+                    "send-confirmation",
+                    "emails",
+                    RetrySchedule.seconds(5, 30, 120),
+                    Duration.ofSeconds(300))
             .publish("order.placed", "order-events", "orders", "order.placed", List.of(), Duration.ofSeconds(60))
-            .job("order.cancelled", "refund", "payments", RetrySchedule.seconds(5, 15, 45, 135, 405, 1215), Duration.ofSeconds(120))
+            .job(
+                    "order.cancelled",
+                    "refund",
+                    "payments",
+                    RetrySchedule.seconds(5, 15, 45, 135, 405, 1215),
+                    Duration.ofSeconds(120))
             .build();
 
     private Path write(String name, String text) throws IOException {
@@ -65,7 +75,8 @@ class RoutesFileTest {
                 routes:
                   a: [{job: j, queue: q, retryDelaysSeconds: [], deliveryTimeoutSeconds: 1}]
                 """);
-        assertThat(Routes.fromFile(file).of("a")).containsExactly(Route.job("j", "q", List.of(), Duration.ofSeconds(1)));
+        assertThat(Routes.fromFile(file).of("a"))
+                .containsExactly(Route.job("j", "q", List.of(), Duration.ofSeconds(1)));
     }
 
     @Test
@@ -102,7 +113,9 @@ class RoutesFileTest {
                     - job: send-confirmation
                       queue: [emails
                       deliveryTimeoutSeconds: 300
-                """).hasMessageContaining("not valid YAML").hasMessageMatching("(?s).* at line [56], column \\d+.*");
+                """)
+                .hasMessageContaining("not valid YAML")
+                .hasMessageMatching("(?s).* at line [56], column \\d+.*");
     }
 
     @Test
@@ -113,7 +126,9 @@ class RoutesFileTest {
                     {"job": "send-confirmation", "queue": "emails",, "deliveryTimeoutSeconds": 300}
                   ]
                 }}
-                """).hasMessageContaining("not valid JSON").hasMessageContaining(" at line 3, column");
+                """)
+                .hasMessageContaining("not valid JSON")
+                .hasMessageContaining(" at line 3, column");
     }
 
     @Test
@@ -129,7 +144,9 @@ class RoutesFileTest {
                       queue: q
                       retryDelaysSeconds: [0, 5]
                       deliveryTimeoutSeconds: 300
-                """).hasMessageContaining("$.routes['order.placed'][1].retryDelaysSeconds[0]: must be a positive whole number of seconds, got 0")
+                """)
+                .hasMessageContaining(
+                        "$.routes['order.placed'][1].retryDelaysSeconds[0]: must be a positive whole number of seconds, got 0")
                 .hasMessageContaining("(event type 'order.placed')");
     }
 
@@ -137,7 +154,9 @@ class RoutesFileTest {
     void refusesAFractionalOrTextualDelay() throws IOException {
         assertRefused("r1.json", """
                 {"routes": {"e": [{"job": "j", "queue": "q", "retryDelaysSeconds": [1.5], "deliveryTimeoutSeconds": 3}]}}
-                """).hasMessageContaining("$.routes['e'][0].retryDelaysSeconds[0]").hasMessageContaining("event type 'e'");
+                """)
+                .hasMessageContaining("$.routes['e'][0].retryDelaysSeconds[0]")
+                .hasMessageContaining("event type 'e'");
         assertRefused("r2.json", """
                 {"routes": {"e": [{"job": "j", "queue": "q", "retryDelaysSeconds": ["5"], "deliveryTimeoutSeconds": 3}]}}
                 """).hasMessageContaining("$.routes['e'][0].retryDelaysSeconds[0]");
@@ -173,7 +192,8 @@ class RoutesFileTest {
                       deliveryTimeoutSeconds: 60
                       ordered: false
                 """);
-        assertThat(Routes.fromFile(file).of("order.placed")).extracting(Route::ordering)
+        assertThat(Routes.fromFile(file).of("order.placed"))
+                .extracting(Route::ordering)
                 .containsExactly(Ordering.BLOCK, Ordering.SKIP, Ordering.BLOCK, Ordering.UNORDERED);
         assertRefused("ordered-bad.yaml", """
                 routes:
@@ -183,7 +203,9 @@ class RoutesFileTest {
                       retryDelaysSeconds: []
                       deliveryTimeoutSeconds: 60
                       ordered: sometimes
-                """).hasMessageContaining("$.routes['order.placed'][0].ordered: must be true, false, 'block' or 'skip', got 'sometimes'")
+                """)
+                .hasMessageContaining(
+                        "$.routes['order.placed'][0].ordered: must be true, false, 'block' or 'skip', got 'sometimes'")
                 .hasMessageContaining("(event type 'order.placed')");
     }
 
@@ -196,7 +218,9 @@ class RoutesFileTest {
                       queue: q
                       retryDelaysSeconds: []
                       deliveryTimeoutSeconds: 0
-                """).hasMessageContaining("$.routes['order.placed'][0].deliveryTimeoutSeconds: must be a positive whole number")
+                """)
+                .hasMessageContaining(
+                        "$.routes['order.placed'][0].deliveryTimeoutSeconds: must be a positive whole number")
                 .hasMessageContaining("(event type 'order.placed')");
         assertRefused("routes2.yaml", """
                 routes:
@@ -204,7 +228,9 @@ class RoutesFileTest {
                     - job: a
                       queue: q
                       retryDelaysSeconds: []
-                """).hasMessageContaining("$.routes['order.placed'][0].deliveryTimeoutSeconds: must be a whole number, got nothing");
+                """)
+                .hasMessageContaining(
+                        "$.routes['order.placed'][0].deliveryTimeoutSeconds: must be a whole number, got nothing");
     }
 
     @Test
@@ -216,7 +242,8 @@ class RoutesFileTest {
                       queue: ""
                       retryDelaysSeconds: []
                       deliveryTimeoutSeconds: 5
-                """).hasMessageContaining("$.routes['order.placed'][0].queue: must be a non-empty string")
+                """)
+                .hasMessageContaining("$.routes['order.placed'][0].queue: must be a non-empty string")
                 .hasMessageContaining("(event type 'order.placed')");
     }
 
@@ -229,7 +256,9 @@ class RoutesFileTest {
                       queue: q
                       retryDelaysSeconds: []
                       deliveryTimeoutSeconds: 5
-                """).hasMessageContaining("$.routes['order.placed'][0].job: must match").hasMessageContaining("(event type 'order.placed')");
+                """)
+                .hasMessageContaining("$.routes['order.placed'][0].job: must match")
+                .hasMessageContaining("(event type 'order.placed')");
     }
 
     @Test
@@ -242,7 +271,8 @@ class RoutesFileTest {
                       retryDelays: [5]
                       retryDelaysSeconds: []
                       deliveryTimeoutSeconds: 5
-                """).hasMessageContaining("$.routes['order.placed'][0]: unknown field 'retryDelays'")
+                """)
+                .hasMessageContaining("$.routes['order.placed'][0]: unknown field 'retryDelays'")
                 .hasMessageContaining("(event type 'order.placed')");
         assertRefused("top.yaml", """
                 routes: {}
@@ -255,7 +285,8 @@ class RoutesFileTest {
                       queue: q
                       retry: {exponential: {initialSeconds: 5, factor: 3, capSeconds: 60, retries: 2, jitter: 1}}
                       deliveryTimeoutSeconds: 5
-                """).hasMessageContaining("$.routes['e'][0].retry.exponential: unknown field 'jitter'");
+                """)
+                .hasMessageContaining("$.routes['e'][0].retry.exponential: unknown field 'jitter'");
     }
 
     @Test
@@ -267,7 +298,9 @@ class RoutesFileTest {
                       queue: q
                       retry: {exponential: {initialSeconds: 5, factor: 0.5, capSeconds: 60, retries: 2}}
                       deliveryTimeoutSeconds: 5
-                """).hasMessageContaining("$.routes['e'][0].retry.exponential: factor").hasMessageContaining("(event type 'e')");
+                """)
+                .hasMessageContaining("$.routes['e'][0].retry.exponential: factor")
+                .hasMessageContaining("(event type 'e')");
     }
 
     @Test
@@ -275,7 +308,8 @@ class RoutesFileTest {
         assertRefused("routes.yaml", """
                 routes:
                   e: [{job: a, queue: q, deliveryTimeoutSeconds: 5}]
-                """).hasMessageContaining("$.routes['e'][0]: give exactly one of 'retryDelaysSeconds'");
+                """)
+                .hasMessageContaining("$.routes['e'][0]: give exactly one of 'retryDelaysSeconds'");
     }
 
     @Test
@@ -291,12 +325,14 @@ class RoutesFileTest {
         assertRefused("routes.yaml", """
                 routes:
                   order.placed: []
-                """).hasMessageContaining("$.routes['order.placed']: needs a non-empty list of routes")
+                """)
+                .hasMessageContaining("$.routes['order.placed']: needs a non-empty list of routes")
                 .hasMessageContaining("(event type 'order.placed')");
         assertRefused("routes2.yaml", """
                 routes:
                   order.placed:
-                """).hasMessageContaining("$.routes['order.placed']: needs a non-empty list of routes");
+                """)
+                .hasMessageContaining("$.routes['order.placed']: needs a non-empty list of routes");
     }
 
     @Test
@@ -351,8 +387,9 @@ class RoutesFileTest {
                       queue: bad_%s
                       retryDelaysSeconds: []
                       deliveryTimeoutSeconds: 5
-                """.formatted("é".repeat(200))).hasMessageContaining(
-                "$.routes['order.placed'][1].queue: must be at most 255 bytes in UTF-8 (an AMQP short string), got 404 bytes")
+                """.formatted("é".repeat(200)))
+                .hasMessageContaining(
+                        "$.routes['order.placed'][1].queue: must be at most 255 bytes in UTF-8 (an AMQP short string), got 404 bytes")
                 .hasMessageContaining("(event type 'order.placed')");
     }
 
@@ -361,11 +398,13 @@ class RoutesFileTest {
         assertRefused("rk.json", """
                 {"routes": {"e": [{"publish": "p", "exchange": "x", "routingKey": "%s", "retryDelaysSeconds": [],
                   "deliveryTimeoutSeconds": 5}]}}
-                """.formatted("ж".repeat(128))).hasMessageContaining("$.routes['e'][0].routingKey: must be at most 255 bytes in UTF-8");
+                """.formatted("ж".repeat(128)))
+                .hasMessageContaining("$.routes['e'][0].routingKey: must be at most 255 bytes in UTF-8");
         assertRefused("ex.json", """
                 {"routes": {"e": [{"publish": "p", "exchange": "%s", "routingKey": "k", "retryDelaysSeconds": [],
                   "deliveryTimeoutSeconds": 5}]}}
-                """.formatted("ж".repeat(128))).hasMessageContaining("$.routes['e'][0].exchange: must be at most 255 bytes in UTF-8");
+                """.formatted("ж".repeat(128)))
+                .hasMessageContaining("$.routes['e'][0].exchange: must be at most 255 bytes in UTF-8");
     }
 
     @Test
@@ -373,7 +412,8 @@ class RoutesFileTest {
         assertRefused("routes.yaml", """
                 routes:
                   e: [{job: a, queue: amq.direct, retryDelaysSeconds: [], deliveryTimeoutSeconds: 5}]
-                """).hasMessageContaining("$.routes['e'][0].queue: must not begin with 'amq.' (reserved by the broker)");
+                """)
+                .hasMessageContaining("$.routes['e'][0].queue: must not begin with 'amq.' (reserved by the broker)");
     }
 
     @Test
@@ -381,11 +421,15 @@ class RoutesFileTest {
         assertRefused("delay.yaml", """
                 routes:
                   e: [{job: a, queue: q, retryDelaysSeconds: [5, 2147483647], deliveryTimeoutSeconds: 5}]
-                """).hasMessageContaining("$.routes['e'][0].retryDelaysSeconds[1]: must be at most 2592000 seconds (30 days), got 2147483647");
+                """)
+                .hasMessageContaining(
+                        "$.routes['e'][0].retryDelaysSeconds[1]: must be at most 2592000 seconds (30 days), got 2147483647");
         assertRefused("timeout.yaml", """
                 routes:
                   e: [{job: a, queue: q, retryDelaysSeconds: [], deliveryTimeoutSeconds: 2147483647}]
-                """).hasMessageContaining("$.routes['e'][0].deliveryTimeoutSeconds: must be at most 604800 seconds (7 days), got 2147483647");
+                """)
+                .hasMessageContaining(
+                        "$.routes['e'][0].deliveryTimeoutSeconds: must be at most 604800 seconds (7 days), got 2147483647");
         assertRefused("cap.yaml", """
                 routes:
                   e:
@@ -393,7 +437,9 @@ class RoutesFileTest {
                       queue: q
                       retry: {exponential: {initialSeconds: 5, factor: 3, capSeconds: 2147483647, retries: 2}}
                       deliveryTimeoutSeconds: 5
-                """).hasMessageContaining("$.routes['e'][0].retry.exponential: capSeconds must be at most 2592000 (30 days)");
+                """)
+                .hasMessageContaining(
+                        "$.routes['e'][0].retry.exponential: capSeconds must be at most 2592000 (30 days)");
     }
 
     @Test
@@ -411,7 +457,8 @@ class RoutesFileTest {
                 ---
                 routes:
                   f: [{job: b, queue: q, retryDelaysSeconds: [], deliveryTimeoutSeconds: 5}]
-                """).hasMessageEndingWith("at line 4: a second document; a routes file holds exactly one");
+                """)
+                .hasMessageEndingWith("at line 4: a second document; a routes file holds exactly one");
     }
 
     @Test
@@ -436,7 +483,9 @@ class RoutesFileTest {
                       queue: *a
                       retryDelaysSeconds: []
                       deliveryTimeoutSeconds: 5
-                """).hasMessageEndingWith("at line 8: YAML anchors and aliases (*a) are not supported in a routes file: write each value out");
+                """)
+                .hasMessageEndingWith(
+                        "at line 8: YAML anchors and aliases (*a) are not supported in a routes file: write each value out");
         assertRefused("alias-only.yaml", """
                 routes:
                   e:
@@ -475,6 +524,8 @@ class RoutesFileTest {
     void printsABadEventTypeEscaped() throws IOException {
         assertRefused("type.json", """
                 {"routes": {"a\\nERROR forged": [{"job": "a", "queue": "q", "retryDelaysSeconds": [], "deliveryTimeoutSeconds": 5}]}}
-                """).hasMessageContaining("$.routes['a\\u000aERROR forged']: an event type must match").hasMessageNotContaining("\n");
+                """)
+                .hasMessageContaining("$.routes['a\\u000aERROR forged']: an event type must match")
+                .hasMessageNotContaining("\n");
     }
 }

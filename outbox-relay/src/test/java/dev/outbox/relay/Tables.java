@@ -60,11 +60,16 @@ public final class Tables {
     }
 
     public List<OutboxDeliveriesRecord> deliveries() {
-        return dsl.selectFrom(OUTBOX_DELIVERIES).orderBy(OUTBOX_DELIVERIES.CREATED_AT, OUTBOX_DELIVERIES.JOB_TYPE).fetch();
+        return dsl.selectFrom(OUTBOX_DELIVERIES)
+                .orderBy(OUTBOX_DELIVERIES.CREATED_AT, OUTBOX_DELIVERIES.JOB_TYPE)
+                .fetch();
     }
 
     public List<OutboxDeliveriesRecord> deliveriesOf(UUID eventId) {
-        return dsl.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId)).orderBy(OUTBOX_DELIVERIES.JOB_TYPE).fetch();
+        return dsl.selectFrom(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId))
+                .orderBy(OUTBOX_DELIVERIES.JOB_TYPE)
+                .fetch();
     }
 
     public OutboxDeliveriesRecord delivery(UUID eventId) {

@@ -29,6 +29,7 @@ class TimeoutIT {
 
     @RegisterExtension
     static final RelayFixture fixture = new RelayFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
     static final RabbitExtension rabbit = fixture.rabbit;
 
@@ -50,7 +51,13 @@ class TimeoutIT {
         tables = fixture.tables();
         relay = fixture.closeAfterEach(fixture.relay(clock)
                 .routes(Routes.builder()
-                        .route("order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(5, 30), Duration.ofSeconds(300)))
+                        .route(
+                                "order.placed",
+                                Route.job(
+                                        "send-confirmation",
+                                        emails,
+                                        RetrySchedule.seconds(5, 30),
+                                        Duration.ofSeconds(300)))
                         .route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120)))
                         .build())
                 .build());
@@ -99,7 +106,9 @@ class TimeoutIT {
         assertThat(again.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
         assertThat(again.getAttempts()).isEqualTo(2);
         assertThat(again.getDispatchId()).isNotEqualTo(firstDispatch);
-        List<DeliveryMessage> messages = fixture.broker().take(emails, 2).stream().map(m -> DeliveryMessage.fromJson(m.getBody())).toList();
+        List<DeliveryMessage> messages = fixture.broker().take(emails, 2).stream()
+                .map(m -> DeliveryMessage.fromJson(m.getBody()))
+                .toList();
         assertThat(messages).extracting(DeliveryMessage::attempt).containsExactly(1, 2);
         assertThat(messages.get(1).dispatchId()).isEqualTo(again.getDispatchId());
     }
@@ -147,7 +156,9 @@ class TimeoutIT {
 
         OutboxDeliveriesRecord back = tables.delivery(event);
         assertThat(back.getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
-        assertThat(back.getAttempts()).as("the attempt that never ran is not counted").isZero();
+        assertThat(back.getAttempts())
+                .as("the attempt that never ran is not counted")
+                .isZero();
         assertThat(back.getAvailableAt()).as("kept: claimed first again").isEqualTo(first.getAvailableAt());
 
         relay.runOnce();
@@ -157,7 +168,9 @@ class TimeoutIT {
         assertThat(d.getAttempts()).isEqualTo(1);
         assertThat(d.getUnstartedTimeouts()).isEqualTo(1);
         assertThat(d.getDispatchId()).isNotEqualTo(first.getDispatchId());
-        List<DeliveryMessage> messages = fixture.broker().take(payments, 2).stream().map(m -> DeliveryMessage.fromJson(m.getBody())).toList();
+        List<DeliveryMessage> messages = fixture.broker().take(payments, 2).stream()
+                .map(m -> DeliveryMessage.fromJson(m.getBody()))
+                .toList();
         assertThat(messages).extracting(DeliveryMessage::attempt).containsExactly(1, 1);
         assertThat(messages).extracting(DeliveryMessage::lastAttempt).containsExactly(true, true);
     }
@@ -166,8 +179,11 @@ class TimeoutIT {
     void failsADeliveryThatNoWorkerTookPastTheBoundWithNeverStarted() {
         UUID event = tables.record(new OrderCancelled(1)).get(0);
         relay.runOnce();
-        tables.dsl().update(dev.outbox.schema.Tables.OUTBOX_DELIVERIES)
-                .set(dev.outbox.schema.Tables.OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS, RelayTransitions.MAX_UNSTARTED_TIMEOUTS)
+        tables.dsl()
+                .update(dev.outbox.schema.Tables.OUTBOX_DELIVERIES)
+                .set(
+                        dev.outbox.schema.Tables.OUTBOX_DELIVERIES.UNSTARTED_TIMEOUTS,
+                        RelayTransitions.MAX_UNSTARTED_TIMEOUTS)
                 .execute();
         clock.advance(Duration.ofSeconds(120));
 
@@ -181,11 +197,18 @@ class TimeoutIT {
 
     @Test
     void sweepsInBatches() {
-        OutboxRelay small = fixture.relay(clock).timeoutBatchSize(2)
-                .routes(Routes.builder().route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120))).build())
+        OutboxRelay small = fixture.relay(clock)
+                .timeoutBatchSize(2)
+                .routes(Routes.builder()
+                        .route("order.cancelled", Route.job("refund", payments, List.of(), Duration.ofSeconds(120)))
+                        .build())
                 .build();
         try (small) {
-            tables.recordAll(List.of(new OrderCancelled(1), new OrderCancelled(2), new OrderCancelled(3), new OrderCancelled(4),
+            tables.recordAll(List.of(
+                    new OrderCancelled(1),
+                    new OrderCancelled(2),
+                    new OrderCancelled(3),
+                    new OrderCancelled(4),
                     new OrderCancelled(5)));
             small.runOnce();
             pickedUp();
@@ -193,6 +216,7 @@ class TimeoutIT {
 
             assertThat(small.runOnce().timedOut()).isEqualTo(5);
         }
-        assertThat(tables.deliveries()).allSatisfy(d -> assertThat(d.getFailureReason()).isEqualTo("timeout"));
+        assertThat(tables.deliveries())
+                .allSatisfy(d -> assertThat(d.getFailureReason()).isEqualTo("timeout"));
     }
 }

@@ -69,18 +69,31 @@ class ConstraintsIT {
     }
 
     static OutboxDeliveriesRecord dispatched() {
-        return pending().setStatus(OutboxDeliveryStatus.dispatched).setAttempts(1).setDispatchId(UUID.randomUUID())
-                .setDispatchedAt(T0).setDeliveryTimeoutAt(T0.plusMinutes(5));
+        return pending()
+                .setStatus(OutboxDeliveryStatus.dispatched)
+                .setAttempts(1)
+                .setDispatchId(UUID.randomUUID())
+                .setDispatchedAt(T0)
+                .setDeliveryTimeoutAt(T0.plusMinutes(5));
     }
 
     static OutboxDeliveriesRecord completed() {
-        return pending().setStatus(OutboxDeliveryStatus.completed).setAttempts(1).setDispatchId(UUID.randomUUID())
-                .setDispatchedAt(T0).setCompletedAt(T0.plusSeconds(1));
+        return pending()
+                .setStatus(OutboxDeliveryStatus.completed)
+                .setAttempts(1)
+                .setDispatchId(UUID.randomUUID())
+                .setDispatchedAt(T0)
+                .setCompletedAt(T0.plusSeconds(1));
     }
 
     static OutboxDeliveriesRecord failed() {
-        return pending().setStatus(OutboxDeliveryStatus.failed).setAttempts(1).setDispatchId(UUID.randomUUID())
-                .setDispatchedAt(T0).setFailedAt(T0.plusSeconds(1)).setFailureReason("job_failed");
+        return pending()
+                .setStatus(OutboxDeliveryStatus.failed)
+                .setAttempts(1)
+                .setDispatchId(UUID.randomUUID())
+                .setDispatchedAt(T0)
+                .setFailedAt(T0.plusSeconds(1))
+                .setFailureReason("job_failed");
     }
 
     static OutboxDeliveriesRecord publish() {
@@ -89,8 +102,15 @@ class ConstraintsIT {
 
     @Test
     void acceptsAValidRowOfEveryStatusAndKind() {
-        for (OutboxDeliveriesRecord r : new OutboxDeliveriesRecord[] {pending(), dispatched(), completed(), failed(), publish(),
-                dispatched().setStartedAt(T0.plusSeconds(1)), failed().setStartedAt(T0).setUnstartedTimeouts(3)}) {
+        for (OutboxDeliveriesRecord r : new OutboxDeliveriesRecord[] {
+            pending(),
+            dispatched(),
+            completed(),
+            failed(),
+            publish(),
+            dispatched().setStartedAt(T0.plusSeconds(1)),
+            failed().setStartedAt(T0).setUnstartedTimeouts(3)
+        }) {
             assertThat(ctx.executeInsert(r)).isEqualTo(1);
         }
     }
@@ -107,30 +127,81 @@ class ConstraintsIT {
                 row("job_type_check", "an empty job type", d -> d.setJobType("")),
                 row("queue_name_check", "an empty queue", d -> d.setQueueName("")),
                 row("kind_check", "a job route with an exchange", d -> d.setExchange("x")),
-                row("kind_check", "a publish route without an exchange", d -> d.setKind(OutboxRouteKind.publish).setRoutingKey("k")),
-                row("failure_reason_check", "a free-text failure reason", d -> d.setStatus(OutboxDeliveryStatus.failed)
-                        .setFailedAt(T0).setAttempts(1).setFailureReason("Connection refused: db.example.com")),
+                row(
+                        "kind_check",
+                        "a publish route without an exchange",
+                        d -> d.setKind(OutboxRouteKind.publish).setRoutingKey("k")),
+                row(
+                        "failure_reason_check",
+                        "a free-text failure reason",
+                        d -> d.setStatus(OutboxDeliveryStatus.failed)
+                                .setFailedAt(T0)
+                                .setAttempts(1)
+                                .setFailureReason("Connection refused: db.example.com")),
                 row("pending_check", "pending with a timeout", d -> d.setDeliveryTimeoutAt(T0)),
                 row("pending_check", "pending with completed_at", d -> d.setCompletedAt(T0)),
                 row("pending_check", "pending with a failure reason", d -> d.setFailureReason("timeout")),
-                row("dispatched_check", "dispatched without a dispatch id", d -> d.setStatus(OutboxDeliveryStatus.dispatched)
-                        .setAttempts(1).setDispatchedAt(T0).setDeliveryTimeoutAt(T0.plusMinutes(1))),
-                row("dispatched_check", "dispatched without a timeout", d -> d.setStatus(OutboxDeliveryStatus.dispatched)
-                        .setAttempts(1).setDispatchId(UUID.randomUUID()).setDispatchedAt(T0)),
-                row("dispatched_check", "dispatched with zero attempts", d -> d.setStatus(OutboxDeliveryStatus.dispatched)
-                        .setDispatchId(UUID.randomUUID()).setDispatchedAt(T0).setDeliveryTimeoutAt(T0.plusMinutes(1))),
-                row("dispatched_check", "dispatched with a timeout before dispatch", d -> d.setStatus(OutboxDeliveryStatus.dispatched)
-                        .setAttempts(1).setDispatchId(UUID.randomUUID()).setDispatchedAt(T0).setDeliveryTimeoutAt(T0.minusSeconds(1))),
-                row("completed_check", "completed without completed_at", d -> d.setStatus(OutboxDeliveryStatus.completed)
-                        .setAttempts(1).setDispatchId(UUID.randomUUID())),
-                row("completed_check", "completed and failed", d -> d.setStatus(OutboxDeliveryStatus.completed)
-                        .setAttempts(1).setDispatchId(UUID.randomUUID()).setCompletedAt(T0).setFailedAt(T0)),
-                row("failed_check", "failed without a reason", d -> d.setStatus(OutboxDeliveryStatus.failed).setFailedAt(T0)),
-                row("failed_check", "failed without failed_at", d -> d.setStatus(OutboxDeliveryStatus.failed).setFailureReason("timeout")),
+                row(
+                        "dispatched_check",
+                        "dispatched without a dispatch id",
+                        d -> d.setStatus(OutboxDeliveryStatus.dispatched)
+                                .setAttempts(1)
+                                .setDispatchedAt(T0)
+                                .setDeliveryTimeoutAt(T0.plusMinutes(1))),
+                row(
+                        "dispatched_check",
+                        "dispatched without a timeout",
+                        d -> d.setStatus(OutboxDeliveryStatus.dispatched)
+                                .setAttempts(1)
+                                .setDispatchId(UUID.randomUUID())
+                                .setDispatchedAt(T0)),
+                row(
+                        "dispatched_check",
+                        "dispatched with zero attempts",
+                        d -> d.setStatus(OutboxDeliveryStatus.dispatched)
+                                .setDispatchId(UUID.randomUUID())
+                                .setDispatchedAt(T0)
+                                .setDeliveryTimeoutAt(T0.plusMinutes(1))),
+                row(
+                        "dispatched_check",
+                        "dispatched with a timeout before dispatch",
+                        d -> d.setStatus(OutboxDeliveryStatus.dispatched)
+                                .setAttempts(1)
+                                .setDispatchId(UUID.randomUUID())
+                                .setDispatchedAt(T0)
+                                .setDeliveryTimeoutAt(T0.minusSeconds(1))),
+                row(
+                        "completed_check",
+                        "completed without completed_at",
+                        d -> d.setStatus(OutboxDeliveryStatus.completed)
+                                .setAttempts(1)
+                                .setDispatchId(UUID.randomUUID())),
+                row(
+                        "completed_check",
+                        "completed and failed",
+                        d -> d.setStatus(OutboxDeliveryStatus.completed)
+                                .setAttempts(1)
+                                .setDispatchId(UUID.randomUUID())
+                                .setCompletedAt(T0)
+                                .setFailedAt(T0)),
+                row(
+                        "failed_check",
+                        "failed without a reason",
+                        d -> d.setStatus(OutboxDeliveryStatus.failed).setFailedAt(T0)),
+                row(
+                        "failed_check",
+                        "failed without failed_at",
+                        d -> d.setStatus(OutboxDeliveryStatus.failed).setFailureReason("timeout")),
                 row("started_check", "pending and started", d -> d.setStartedAt(T0)),
-                row("started_check", "started before its dispatch", d -> d.setStatus(OutboxDeliveryStatus.dispatched).setAttempts(1)
-                        .setDispatchId(UUID.randomUUID()).setDispatchedAt(T0).setDeliveryTimeoutAt(T0.plusMinutes(1))
-                        .setStartedAt(T0.minusSeconds(1))),
+                row(
+                        "started_check",
+                        "started before its dispatch",
+                        d -> d.setStatus(OutboxDeliveryStatus.dispatched)
+                                .setAttempts(1)
+                                .setDispatchId(UUID.randomUUID())
+                                .setDispatchedAt(T0)
+                                .setDeliveryTimeoutAt(T0.plusMinutes(1))
+                                .setStartedAt(T0.minusSeconds(1))),
                 row("unstarted_timeouts_check", "negative unstarted timeouts", d -> d.setUnstartedTimeouts(-1)));
     }
 
@@ -152,7 +223,8 @@ class ConstraintsIT {
     void refusesASecondDeliveryOfTheSameRoute() {
         OutboxDeliveriesRecord first = pending();
         ctx.executeInsert(first);
-        OutboxDeliveriesRecord duplicate = pending().setEventId(first.getEventId()).setId(UUID.randomUUID());
+        OutboxDeliveriesRecord duplicate =
+                pending().setEventId(first.getEventId()).setId(UUID.randomUUID());
         assertThatThrownBy(() -> ctx.executeInsert(duplicate))
                 .isInstanceOf(DataAccessException.class)
                 .hasMessageContaining("outbox_deliveries_route_key");
@@ -168,18 +240,28 @@ class ConstraintsIT {
 
     @Test
     void refusesAnEventWithABadTypeOrTraceparent() {
-        assertThatThrownBy(() -> ctx.insertInto(OUTBOX_EVENTS).set(OUTBOX_EVENTS.ID, UUID.randomUUID())
-                .set(OUTBOX_EVENTS.EVENT_TYPE, "").set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{}"))
-                .set(OUTBOX_EVENTS.CREATED_AT, T0).execute())
+        assertThatThrownBy(() -> ctx.insertInto(OUTBOX_EVENTS)
+                        .set(OUTBOX_EVENTS.ID, UUID.randomUUID())
+                        .set(OUTBOX_EVENTS.EVENT_TYPE, "")
+                        .set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{}"))
+                        .set(OUTBOX_EVENTS.CREATED_AT, T0)
+                        .execute())
                 .hasMessageContaining("outbox_events_event_type_check");
-        assertThatThrownBy(() -> ctx.insertInto(OUTBOX_EVENTS).set(OUTBOX_EVENTS.ID, UUID.randomUUID())
-                .set(OUTBOX_EVENTS.EVENT_TYPE, "a").set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{}"))
-                .set(OUTBOX_EVENTS.TRACEPARENT, "not-a-traceparent")
-                .set(OUTBOX_EVENTS.CREATED_AT, T0).execute())
+        assertThatThrownBy(() -> ctx.insertInto(OUTBOX_EVENTS)
+                        .set(OUTBOX_EVENTS.ID, UUID.randomUUID())
+                        .set(OUTBOX_EVENTS.EVENT_TYPE, "a")
+                        .set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{}"))
+                        .set(OUTBOX_EVENTS.TRACEPARENT, "not-a-traceparent")
+                        .set(OUTBOX_EVENTS.CREATED_AT, T0)
+                        .execute())
                 .hasMessageContaining("outbox_events_traceparent_check");
-        assertThatThrownBy(() -> ctx.insertInto(OUTBOX_EVENTS).set(OUTBOX_EVENTS.ID, UUID.randomUUID())
-                .set(OUTBOX_EVENTS.EVENT_TYPE, "a").set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{}"))
-                .set(OUTBOX_EVENTS.CREATED_AT, T0).set(OUTBOX_EVENTS.ROUTED_AT, T0.minusSeconds(1)).execute())
+        assertThatThrownBy(() -> ctx.insertInto(OUTBOX_EVENTS)
+                        .set(OUTBOX_EVENTS.ID, UUID.randomUUID())
+                        .set(OUTBOX_EVENTS.EVENT_TYPE, "a")
+                        .set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{}"))
+                        .set(OUTBOX_EVENTS.CREATED_AT, T0)
+                        .set(OUTBOX_EVENTS.ROUTED_AT, T0.minusSeconds(1))
+                        .execute())
                 .hasMessageContaining("outbox_events_routed_at_check");
     }
 }

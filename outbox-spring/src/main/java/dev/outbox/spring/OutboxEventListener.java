@@ -88,16 +88,19 @@ public final class OutboxEventListener implements ApplicationListener<Applicatio
     private static String checkedType(Class<?> type, String name) {
         String where = "@OutboxEvent on " + type.getName();
         if (!Names.isStableName(name)) {
-            throw new OutboxException(where + ": event type must match " + Names.STABLE_NAME.pattern() + ", got '" + LogText.of(name) + "'");
+            throw new OutboxException(where + ": event type must match " + Names.STABLE_NAME.pattern() + ", got '"
+                    + LogText.of(name) + "'");
         }
         if (ApplicationEvent.class.isAssignableFrom(type)) {
-            throw new OutboxException(where + ": an ApplicationEvent subclass is not recorded (its source is not part of the event);"
-                    + " mark a plain class and publish it as it is, publisher.publishEvent(new " + type.getSimpleName() + "(...))");
+            throw new OutboxException(
+                    where + ": an ApplicationEvent subclass is not recorded (its source is not part of the event);"
+                            + " mark a plain class and publish it as it is, publisher.publishEvent(new "
+                            + type.getSimpleName() + "(...))");
         }
         EventType other = type.getAnnotation(EventType.class);
         if (other != null && !other.value().equals(name)) {
-            throw new OutboxException(where + " names event type '" + name + "' and its @EventType names '" + other.value()
-                    + "': keep one, so that publishEvent and Outbox.record store the same type");
+            throw new OutboxException(where + " names event type '" + name + "' and its @EventType names '"
+                    + other.value() + "': keep one, so that publishEvent and Outbox.record store the same type");
         }
         return name;
     }

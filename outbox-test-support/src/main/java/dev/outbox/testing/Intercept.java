@@ -27,7 +27,8 @@ public final class Intercept {
     /** Decides what one call of the proxy does: usually something of its own, then {@link Call#proceed}. */
     @FunctionalInterface
     public interface Handler<T> {
-        @Nullable Object handle(Call<T> call) throws Throwable;
+        @Nullable
+        Object handle(Call<T> call) throws Throwable;
     }
 
     /** One call of a proxy made by {@link #of}. */
@@ -56,7 +57,9 @@ public final class Intercept {
 
     /** {@code target} as a {@code type} whose every call goes to {@code handler} first. */
     public static <T> T of(Class<T> type, T target, Handler<T> handler) {
-        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
+        return type.cast(Proxy.newProxyInstance(
+                type.getClassLoader(),
+                new Class<?>[] {type},
                 (proxy, method, args) -> handler.handle(new Call<>(target, method, args))));
     }
 }

@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  */
 public final class MeterDocs {
 
-    private static final Pattern ROW = Pattern.compile("^\\|\\s*`(outbox\\.[a-z0-9_.]+)`\\s*\\|\\s*([a-z ]+?)\\s*\\|\\s*([^|]*)\\|");
+    private static final Pattern ROW =
+            Pattern.compile("^\\|\\s*`(outbox\\.[a-z0-9_.]+)`\\s*\\|\\s*([a-z ]+?)\\s*\\|\\s*([^|]*)\\|");
 
     private MeterDocs() {}
 
@@ -49,6 +50,7 @@ public final class MeterDocs {
             }
             dir = dir.getParent();
         }
-        throw new IllegalStateException("docs/observability.md not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "docs/observability.md not found above " + Path.of("").toAbsolutePath());
     }
 }

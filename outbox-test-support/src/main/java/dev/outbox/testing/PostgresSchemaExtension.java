@@ -55,13 +55,18 @@ public final class PostgresSchemaExtension implements BeforeAllCallback, AfterAl
 
     @Override
     public void beforeAll(ExtensionContext context) throws SQLException {
-        String name = "t_" + context.getRequiredTestClass().getSimpleName().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
+        String name = "t_"
+                + context.getRequiredTestClass()
+                        .getSimpleName()
+                        .toLowerCase(Locale.ROOT)
+                        .replaceAll("[^a-z0-9]", "");
         if (name.length() > 24) {
             name = name.substring(0, 24);
         }
         schema = name + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         TestPostgres pg = TestPostgres.get();
-        try (Connection c = pg.connect(); Statement s = c.createStatement()) {
+        try (Connection c = pg.connect();
+                Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA " + schema);
         }
         HikariConfig config = new HikariConfig();
@@ -87,7 +92,8 @@ public final class PostgresSchemaExtension implements BeforeAllCallback, AfterAl
             dataSource.close();
         }
         if (schema != null) {
-            try (Connection c = TestPostgres.get().connect(); Statement s = c.createStatement()) {
+            try (Connection c = TestPostgres.get().connect();
+                    Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
             }
         }
@@ -121,10 +127,11 @@ public final class PostgresSchemaExtension implements BeforeAllCallback, AfterAl
 
     /** Deletes every row of the outbox tables, for tests that share the class's schema. */
     public void truncate() throws SQLException {
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource().getConnection();
+                Statement s = c.createStatement()) {
             OutboxTables t = tables();
-            s.execute("TRUNCATE " + t.schema() + "." + t.deliveries() + ", " + t.schema() + "." + t.events() + ", " + t.schema() + "." + t.keys()
-                    + (inbox ? ", " + t.schema() + "." + t.inbox() : ""));
+            s.execute("TRUNCATE " + t.schema() + "." + t.deliveries() + ", " + t.schema() + "." + t.events() + ", "
+                    + t.schema() + "." + t.keys() + (inbox ? ", " + t.schema() + "." + t.inbox() : ""));
         }
     }
 
@@ -134,7 +141,8 @@ public final class PostgresSchemaExtension implements BeforeAllCallback, AfterAl
      */
     public int waitersOn(int pid) throws SQLException {
         try (Connection c = dataSource().getConnection();
-                PreparedStatement s = c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT count(*) FROM pg_stat_activity WHERE ? = ANY (pg_blocking_pids(pid))")) {
             s.setInt(1, pid);
             try (ResultSet r = s.executeQuery()) {
                 r.next();

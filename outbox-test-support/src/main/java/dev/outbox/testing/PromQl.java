@@ -13,8 +13,29 @@ import java.util.regex.Pattern;
 public final class PromQl {
 
     /** PromQL's functions, operators and keywords that our expressions use: not series. */
-    static final Set<String> WORDS = Set.of("sum", "max", "min", "avg", "count", "rate", "irate", "increase", "delta", "histogram_quantile",
-            "absent", "or", "and", "unless", "by", "without", "on", "ignoring", "offset", "bool", "clamp_min");
+    static final Set<String> WORDS = Set.of(
+            "sum",
+            "max",
+            "min",
+            "avg",
+            "count",
+            "rate",
+            "irate",
+            "increase",
+            "delta",
+            "histogram_quantile",
+            "absent",
+            "or",
+            "and",
+            "unless",
+            "by",
+            "without",
+            "on",
+            "ignoring",
+            "offset",
+            "bool",
+            "clamp_min");
+
     static final Pattern IDENTIFIER = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
 
     private PromQl() {}

@@ -147,16 +147,18 @@ public final class TcpProxy implements AutoCloseable {
 
     private void accept(ServerSocket s) {
         server = s;
-        Thread t = new Thread(() -> {
-            while (!s.isClosed()) {
-                try {
-                    Socket client = s.accept();
-                    connect(client);
-                } catch (IOException e) {
-                    return; // closed by down()
-                }
-            }
-        }, "tcp-proxy-" + port + "-accept");
+        Thread t = new Thread(
+                () -> {
+                    while (!s.isClosed()) {
+                        try {
+                            Socket client = s.accept();
+                            connect(client);
+                        } catch (IOException e) {
+                            return; // closed by down()
+                        }
+                    }
+                },
+                "tcp-proxy-" + port + "-accept");
         t.setDaemon(true);
         t.start();
     }
@@ -180,23 +182,26 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to, String direction) {
-        Thread t = new Thread(() -> {
-            byte[] buffer = new byte[16 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buffer)) >= 0) {
-                    out.write(buffer, 0, n);
-                    out.flush();
-                }
-            } catch (IOException e) {
-                // one side closed or was cut
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-                sockets.remove(from);
-                sockets.remove(to);
-            }
-        }, "tcp-proxy-" + port + "-" + direction);
+        Thread t = new Thread(
+                () -> {
+                    byte[] buffer = new byte[16 * 1024];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        int n;
+                        while ((n = in.read(buffer)) >= 0) {
+                            out.write(buffer, 0, n);
+                            out.flush();
+                        }
+                    } catch (IOException e) {
+                        // one side closed or was cut
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                        sockets.remove(from);
+                        sockets.remove(to);
+                    }
+                },
+                "tcp-proxy-" + port + "-" + direction);
         t.setDaemon(true);
         t.start();
     }

@@ -96,21 +96,53 @@ public final class TestCertificates {
      */
     private void make() throws IOException {
         parallel(List.of("ca", "other-ca", "server", "client"), name -> {
-            List<String> args = new ArrayList<>(List.of("-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1",
-                    "-dname", DNAMES.get(name), "-validity", "30", "-keystore", name + ".p12"));
+            List<String> args = new ArrayList<>(List.of(
+                    "-genkeypair",
+                    "-alias",
+                    name,
+                    "-keyalg",
+                    "EC",
+                    "-groupname",
+                    "secp256r1",
+                    "-dname",
+                    DNAMES.get(name),
+                    "-validity",
+                    "30",
+                    "-keystore",
+                    name + ".p12"));
             if (name.endsWith("ca")) {
                 args.addAll(List.of("-ext", "bc:c"));
             }
             keytool(args.toArray(String[]::new));
         });
-        parallel(List.of("server", "client"), name -> keytool("-certreq", "-alias", name, "-keystore", name + ".p12", "-file", name + ".csr"));
-        parallel(List.of("server", "client"), name -> keytool("-gencert", "-alias", "ca", "-keystore", "ca.p12", "-infile", name + ".csr",
-                "-outfile", name + ".pem", "-rfc", "-validity", "30", "-ext",
-                name.equals("server") ? "san=dns:localhost" : "eku=clientAuth", "-ext", name.equals("server") ? "eku=serverAuth" : "ku=dig"));
+        parallel(
+                List.of("server", "client"),
+                name -> keytool("-certreq", "-alias", name, "-keystore", name + ".p12", "-file", name + ".csr"));
+        parallel(
+                List.of("server", "client"),
+                name -> keytool(
+                        "-gencert",
+                        "-alias",
+                        "ca",
+                        "-keystore",
+                        "ca.p12",
+                        "-infile",
+                        name + ".csr",
+                        "-outfile",
+                        name + ".pem",
+                        "-rfc",
+                        "-validity",
+                        "30",
+                        "-ext",
+                        name.equals("server") ? "san=dns:localhost" : "eku=clientAuth",
+                        "-ext",
+                        name.equals("server") ? "eku=serverAuth" : "ku=dig"));
         try {
             Certificate ca = certificate("ca.p12", "ca");
             Files.writeString(caPem(), pem("CERTIFICATE", ca.getEncoded()));
-            Files.writeString(otherCaPem(), pem("CERTIFICATE", certificate("other-ca.p12", "other-ca").getEncoded()));
+            Files.writeString(
+                    otherCaPem(),
+                    pem("CERTIFICATE", certificate("other-ca.p12", "other-ca").getEncoded()));
             trustStore(trustStore(), ca);
             trustStore(otherTrustStore(), certificate("other-ca.p12", "other-ca"));
             for (String name : List.of("server", "client")) {
@@ -134,20 +166,29 @@ public final class TestCertificates {
         }
     }
 
-    private static final Map<String, String> DNAMES = Map.of("ca", "CN=Outbox Test CA", "other-ca", "CN=Outbox Other CA",
-            "server", "CN=localhost", "client", "CN=outbox-relay");
+    private static final Map<String, String> DNAMES = Map.of(
+            "ca",
+            "CN=Outbox Test CA",
+            "other-ca",
+            "CN=Outbox Other CA",
+            "server",
+            "CN=localhost",
+            "client",
+            "CN=outbox-relay");
 
     private static void parallel(List<String> names, java.util.function.Consumer<String> step) {
         List<Thread> threads = new ArrayList<>();
         List<RuntimeException> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
         for (String name : names) {
-            Thread t = new Thread(() -> {
-                try {
-                    step.accept(name);
-                } catch (RuntimeException e) {
-                    failures.add(e);
-                }
-            }, "keytool-" + name);
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            step.accept(name);
+                        } catch (RuntimeException e) {
+                            failures.add(e);
+                        }
+                    },
+                    "keytool-" + name);
             t.start();
             threads.add(t);
         }
@@ -182,7 +223,8 @@ public final class TestCertificates {
     }
 
     private static String pem(String type, byte[] der) {
-        String body = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
+        String body = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                .encodeToString(der);
         return "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n";
     }
 
@@ -193,7 +235,10 @@ public final class TestCertificates {
         command.addAll(List.of(args));
         command.addAll(List.of("-storetype", "PKCS12", "-storepass", PASSWORD));
         try {
-            Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+            Process process = new ProcessBuilder(command)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
                 throw new IllegalStateException("keytool " + String.join(" ", args) + " failed: " + output);

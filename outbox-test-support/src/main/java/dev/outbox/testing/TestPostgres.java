@@ -57,21 +57,27 @@ public record TestPostgres(String jdbcUrl, String user, String password, String 
             PostgreSQLContainer container = new PostgreSQLContainer("postgres:17-alpine");
             container.start();
             Runtime.getRuntime().addShutdownHook(new Thread(container::stop, "outbox-test-postgres-stop"));
-            return new TestPostgres(container.getJdbcUrl(), container.getUsername(), container.getPassword(), "Testcontainers");
+            return new TestPostgres(
+                    container.getJdbcUrl(), container.getUsername(), container.getPassword(), "Testcontainers");
         }
         try {
             EmbeddedPostgres embedded = EmbeddedPostgres.builder().start();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    embedded.close();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }, "outbox-test-postgres-stop"));
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                try {
+                                    embedded.close();
+                                } catch (IOException e) {
+                                    throw new UncheckedIOException(e);
+                                }
+                            },
+                            "outbox-test-postgres-stop"));
             return new TestPostgres(embedded.getJdbcUrl("postgres", "postgres"), "postgres", "", "embedded PostgreSQL");
         } catch (IOException e) {
-            throw new UncheckedIOException("No PostgreSQL for the tests: set " + URL_ENV
-                    + ", run one on 127.0.0.1:5432, or make Docker available; the embedded server failed to start", e);
+            throw new UncheckedIOException(
+                    "No PostgreSQL for the tests: set " + URL_ENV
+                            + ", run one on 127.0.0.1:5432, or make Docker available; the embedded server failed to start",
+                    e);
         }
     }
 

@@ -57,12 +57,20 @@ public final class TlsBroker implements AutoCloseable {
                   "virtualhostnodes": [{"name": "default", "type": "Memory", "defaultVirtualHostNode": "true",
                     "virtualHostInitialConfiguration": "{\\"type\\": \\"Memory\\", \\"queues\\": [{\\"name\\": \\"%7$s\\", \\"durable\\": true, \\"minimumMessageTtl\\": 600000}]}"}]
                 }
-                """.formatted(certs.serverKeyStore(), certs.trustStore(), TestCertificates.PASSWORD, port, mutualPort, aliases, QUEUE));
+                """.formatted(
+                        certs.serverKeyStore(),
+                        certs.trustStore(),
+                        TestCertificates.PASSWORD,
+                        port,
+                        mutualPort,
+                        aliases,
+                        QUEUE));
         Map<String, Object> attributes = new HashMap<>();
         attributes.put("type", "Memory");
         attributes.put("initialConfigurationLocation", config.toUri().toURL().toExternalForm());
         attributes.put("startupLoggedToSystemOut", false);
-        attributes.put("context", Map.of("qpid.work_dir", dir.resolve("qpid-work").toString()));
+        attributes.put(
+                "context", Map.of("qpid.work_dir", dir.resolve("qpid-work").toString()));
         broker.launcher.startup(attributes);
         return broker;
     }

@@ -17,11 +17,22 @@ import org.jspecify.annotations.Nullable;
  * @param availableAt when a pending delivery is next ready
  * @param failureReason the safe code of a failed delivery ({@code job_failed}, {@code retries_exhausted}, ...)
  */
-public record Delivery(UUID id, UUID eventId, String eventType, String jobType, String queue, Status status, int attempts,
-        OffsetDateTime availableAt, @Nullable String failureReason) {
+public record Delivery(
+        UUID id,
+        UUID eventId,
+        String eventType,
+        String jobType,
+        String queue,
+        Status status,
+        int attempts,
+        OffsetDateTime availableAt,
+        @Nullable String failureReason) {
 
     /** The delivery states of the outbox's state machine (docs/state-machine.md). */
     public enum Status {
-        PENDING, DISPATCHED, COMPLETED, FAILED
+        PENDING,
+        DISPATCHED,
+        COMPLETED,
+        FAILED
     }
 }

@@ -115,7 +115,8 @@ public final class OutboxTestKit {
         Objects.requireNonNull(tx, "tx");
         Objects.requireNonNull(eventType, "eventType");
         Objects.requireNonNull(type, "type");
-        return OutboxDsl.mapped(tx, tables).selectFrom(OUTBOX_EVENTS)
+        return OutboxDsl.mapped(tx, tables)
+                .selectFrom(OUTBOX_EVENTS)
                 .where(OUTBOX_EVENTS.EVENT_TYPE.eq(eventType))
                 .orderBy(OUTBOX_EVENTS.ID)
                 .fetch()
@@ -144,16 +145,22 @@ public final class OutboxTestKit {
     }
 
     /** {@link #requireRecorded(String, Class, Predicate)} as {@code tx} sees the tables: inside the test's open transaction. */
-    public <T> RecordedEvent<T> requireRecorded(DSLContext tx, String eventType, Class<T> type, Predicate<? super T> matching) {
+    public <T> RecordedEvent<T> requireRecorded(
+            DSLContext tx, String eventType, Class<T> type, Predicate<? super T> matching) {
         Objects.requireNonNull(matching, "matching");
         List<RecordedEvent<T>> all = recorded(tx, eventType, type);
-        List<RecordedEvent<T>> matched = all.stream().filter(e -> matching.test(e.event())).toList();
+        List<RecordedEvent<T>> matched =
+                all.stream().filter(e -> matching.test(e.event())).toList();
         if (matched.size() == 1) {
             return matched.get(0);
         }
-        throw new AssertionError("expected one recorded event of type " + eventType + " matching the predicate, found " + matched.size()
-                + (matched.isEmpty() ? "" : " (ids " + matched.stream().map(e -> e.id().toString()).collect(Collectors.joining(", "))
-                        + "; narrow the predicate or use recorded(...))")
+        throw new AssertionError("expected one recorded event of type " + eventType + " matching the predicate, found "
+                + matched.size()
+                + (matched.isEmpty()
+                        ? ""
+                        : " (ids "
+                                + matched.stream().map(e -> e.id().toString()).collect(Collectors.joining(", "))
+                                + "; narrow the predicate or use recorded(...))")
                 + "; " + all.size() + " of that type recorded; " + recordedTypes(tx));
     }
 
@@ -182,12 +189,19 @@ public final class OutboxTestKit {
 
     private <T> RecordedEvent<T> read(OutboxEventsRecord r, Class<T> type) {
         T event = Objects.requireNonNull(serializer.deserialize(r.getPayload().data(), type), "event");
-        return new RecordedEvent<>(r.getId(), r.getEventType(), event, r.getPayload().data(), r.getOrderingKey(), r.getCreatedAt(),
+        return new RecordedEvent<>(
+                r.getId(),
+                r.getEventType(),
+                event,
+                r.getPayload().data(),
+                r.getOrderingKey(),
+                r.getCreatedAt(),
                 r.getRoutedAt());
     }
 
     private String recordedTypes(DSLContext ctx) {
-        var counts = OutboxDsl.mapped(ctx, tables).select(OUTBOX_EVENTS.EVENT_TYPE, DSL.count())
+        var counts = OutboxDsl.mapped(ctx, tables)
+                .select(OUTBOX_EVENTS.EVENT_TYPE, DSL.count())
                 .from(OUTBOX_EVENTS)
                 .groupBy(OUTBOX_EVENTS.EVENT_TYPE)
                 .orderBy(OUTBOX_EVENTS.EVENT_TYPE)
@@ -195,7 +209,8 @@ public final class OutboxTestKit {
         if (counts.isEmpty()) {
             return "no event recorded at all";
         }
-        return "recorded: " + counts.stream().map(r -> r.value1() + " x" + r.value2()).collect(Collectors.joining(", "));
+        return "recorded: "
+                + counts.stream().map(r -> r.value1() + " x" + r.value2()).collect(Collectors.joining(", "));
     }
 
     // ------------------------------------------------------------------ relay and worker, synchronously
@@ -208,7 +223,8 @@ public final class OutboxTestKit {
     public int route() {
         RelayTransitions t = transitions;
         if (t == null) {
-            throw new IllegalStateException("route: give the application's routes with OutboxTestKit.builder().routes(...)");
+            throw new IllegalStateException(
+                    "route: give the application's routes with OutboxTestKit.builder().routes(...)");
         }
         int routed = 0;
         UUID after = null;
@@ -233,7 +249,8 @@ public final class OutboxTestKit {
     public List<JobRun> runJobs() {
         JobRunner r = runner;
         if (r == null) {
-            throw new IllegalStateException("runJobs: register the handlers to run with OutboxTestKit.builder().handler(...)");
+            throw new IllegalStateException(
+                    "runJobs: register the handlers to run with OutboxTestKit.builder().handler(...)");
         }
         RelayTransitions t = Objects.requireNonNull(transitions); // build() requires routes with handlers
         List<JobRun> result = new ArrayList<>();
@@ -306,23 +323,45 @@ public final class OutboxTestKit {
      */
     public Delivery requireDelivery(UUID eventId, String jobType) {
         List<Delivery> ofEvent = deliveriesOf(eventId);
-        return ofEvent.stream().filter(d -> d.jobType().equals(jobType)).findFirst()
-                .orElseThrow(() -> new AssertionError("expected a delivery of event " + eventId + " for " + jobType + ", found "
-                        + (ofEvent.isEmpty() ? "none (is the event routed? call route() or drain())"
-                                : ofEvent.stream().map(d -> d.jobType() + " " + d.status()).collect(Collectors.joining(", ")))));
+        return ofEvent.stream()
+                .filter(d -> d.jobType().equals(jobType))
+                .findFirst()
+                .orElseThrow(() ->
+                        new AssertionError("expected a delivery of event " + eventId + " for " + jobType + ", found "
+                                + (ofEvent.isEmpty()
+                                        ? "none (is the event routed? call route() or drain())"
+                                        : ofEvent.stream()
+                                                .map(d -> d.jobType() + " " + d.status())
+                                                .collect(Collectors.joining(", ")))));
     }
 
     private List<Delivery> deliveries(org.jooq.Condition which) {
         return OutboxDsl.mapped(dsl, tables)
-                .select(OUTBOX_DELIVERIES.ID, OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_EVENTS.EVENT_TYPE, OUTBOX_DELIVERIES.JOB_TYPE,
-                        OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.STATUS, OUTBOX_DELIVERIES.ATTEMPTS, OUTBOX_DELIVERIES.AVAILABLE_AT,
+                .select(
+                        OUTBOX_DELIVERIES.ID,
+                        OUTBOX_DELIVERIES.EVENT_ID,
+                        OUTBOX_EVENTS.EVENT_TYPE,
+                        OUTBOX_DELIVERIES.JOB_TYPE,
+                        OUTBOX_DELIVERIES.QUEUE_NAME,
+                        OUTBOX_DELIVERIES.STATUS,
+                        OUTBOX_DELIVERIES.ATTEMPTS,
+                        OUTBOX_DELIVERIES.AVAILABLE_AT,
                         OUTBOX_DELIVERIES.FAILURE_REASON)
                 .from(OUTBOX_DELIVERIES)
-                .join(OUTBOX_EVENTS).on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
+                .join(OUTBOX_EVENTS)
+                .on(OUTBOX_EVENTS.ID.eq(OUTBOX_DELIVERIES.EVENT_ID))
                 .where(which)
                 .orderBy(OUTBOX_DELIVERIES.EVENT_ID, OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME)
-                .fetch(r -> new Delivery(r.value1(), r.value2(), r.value3(), r.value4(), r.value5(), status(r.value6()), r.value7(),
-                        r.value8(), r.value9()));
+                .fetch(r -> new Delivery(
+                        r.value1(),
+                        r.value2(),
+                        r.value3(),
+                        r.value4(),
+                        r.value5(),
+                        status(r.value6()),
+                        r.value7(),
+                        r.value8(),
+                        r.value9()));
     }
 
     private static Delivery.Status status(OutboxDeliveryStatus status) {
@@ -356,10 +395,14 @@ public final class OutboxTestKit {
                 return passes;
             }
             if (System.nanoTime() - started > limit) {
-                throw new AssertionError("the outbox is not drained after " + timeout + " (" + passes + " relay passes): " + busy.size()
-                        + " deliveries pending or dispatched: " + busy.stream().limit(10)
-                        .map(d -> d.jobType() + " on " + d.queue() + " " + d.status() + " attempt " + d.attempts())
-                        .collect(Collectors.joining(", ")));
+                throw new AssertionError(
+                        "the outbox is not drained after " + timeout + " (" + passes + " relay passes): " + busy.size()
+                                + " deliveries pending or dispatched: "
+                                + busy.stream()
+                                        .limit(10)
+                                        .map(d -> d.jobType() + " on " + d.queue() + " " + d.status() + " attempt "
+                                                + d.attempts())
+                                        .collect(Collectors.joining(", ")));
             }
             if (pass.idle()) {
                 try {
@@ -449,7 +492,8 @@ public final class OutboxTestKit {
                 throw new IllegalArgumentException("dataSource or dsl: set exactly one of them");
             }
             if (routes == null && hasHandlers) {
-                throw new IllegalArgumentException("routes: handlers run what routing created; give the routes of the application");
+                throw new IllegalArgumentException(
+                        "routes: handlers run what routing created; give the routes of the application");
             }
             DSLContext context = dsl != null ? dsl : DSL.using(Objects.requireNonNull(dataSource), SQLDialect.POSTGRES);
             runner.dsl(context).tables(tables).serializer(serializer).clock(clock);

@@ -17,7 +17,13 @@ import org.jspecify.annotations.Nullable;
  * @param routedAt when the relay (or the kit) routed it; null while unrouted
  * @param <T> the event class
  */
-public record RecordedEvent<T>(UUID id, String eventType, T event, String payload, @Nullable String orderingKey, OffsetDateTime createdAt,
+public record RecordedEvent<T>(
+        UUID id,
+        String eventType,
+        T event,
+        String payload,
+        @Nullable String orderingKey,
+        OffsetDateTime createdAt,
         @Nullable OffsetDateTime routedAt) {
 
     public RecordedEvent {

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.outbox.api.Outbox;
 import dev.outbox.relay.OutboxRelay;
-import dev.outbox.relay.Route;
 import dev.outbox.relay.RetrySchedule;
+import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
@@ -53,13 +53,27 @@ class BrokerDrainIT {
     void drivesTheRealRelayWhileTheRealWorkerRunsUntilEveryDeliveryIsSettled() {
         String notifications = rabbit.queue("notifications");
         Routes routes = Routes.builder()
-                .route("parcel.shipped", Route.job("notify-customer", notifications, RetrySchedule.seconds(1), Duration.ofMinutes(1)))
+                .route(
+                        "parcel.shipped",
+                        Route.job("notify-customer", notifications, RetrySchedule.seconds(1), Duration.ofMinutes(1)))
                 .build();
         Set<Long> notified = ConcurrentHashMap.newKeySet();
-        OutboxTestKit kit = OutboxTestKit.builder().dataSource(db.dataSource()).tables(db.tables()).build();
-        try (OutboxRelay relay = OutboxRelay.builder().dataSource(db.dataSource()).tables(db.tables()).amqpUri(rabbit.uri()).routes(routes)
-                        .notifyChannel("outbox_test_" + UUID.randomUUID().toString().substring(0, 8)).build();
-                OutboxWorker worker = OutboxWorker.builder().dataSource(db.dataSource()).tables(db.tables()).amqpUri(rabbit.uri())
+        OutboxTestKit kit = OutboxTestKit.builder()
+                .dataSource(db.dataSource())
+                .tables(db.tables())
+                .build();
+        try (OutboxRelay relay = OutboxRelay.builder()
+                        .dataSource(db.dataSource())
+                        .tables(db.tables())
+                        .amqpUri(rabbit.uri())
+                        .routes(routes)
+                        .notifyChannel(
+                                "outbox_test_" + UUID.randomUUID().toString().substring(0, 8))
+                        .build();
+                OutboxWorker worker = OutboxWorker.builder()
+                        .dataSource(db.dataSource())
+                        .tables(db.tables())
+                        .amqpUri(rabbit.uri())
                         .queue(notifications)
                         .handler("notify-customer", Shipped.class, (event, context) -> {
                             if (event.parcelId() == 2 && context.attempt() == 1) {
@@ -76,9 +90,14 @@ class BrokerDrainIT {
 
             assertThat(passes).isGreaterThan(1);
             assertThat(notified).containsExactlyInAnyOrder(1L, 2L, 3L);
-            assertThat(kit.deliveries("notify-customer")).extracting(Delivery::eventId).containsExactlyInAnyOrderElementsOf(events);
-            assertThat(kit.deliveries("notify-customer")).extracting(Delivery::status).containsOnly(Delivery.Status.COMPLETED);
-            assertThat(kit.requireDelivery(events.get(1), "notify-customer").attempts()).isEqualTo(2);
+            assertThat(kit.deliveries("notify-customer"))
+                    .extracting(Delivery::eventId)
+                    .containsExactlyInAnyOrderElementsOf(events);
+            assertThat(kit.deliveries("notify-customer"))
+                    .extracting(Delivery::status)
+                    .containsOnly(Delivery.Status.COMPLETED);
+            assertThat(kit.requireDelivery(events.get(1), "notify-customer").attempts())
+                    .isEqualTo(2);
         }
     }
 
@@ -87,28 +106,41 @@ class BrokerDrainIT {
         Routes routes = Routes.builder()
                 .route("parcel.shipped", Route.job("archive", queue, List.of(), Duration.ofMinutes(5)))
                 .build();
-        return OutboxRelay.builder().dataSource(db.dataSource()).tables(db.tables()).amqpUri(rabbit.uri()).routes(routes).build();
+        return OutboxRelay.builder()
+                .dataSource(db.dataSource())
+                .tables(db.tables())
+                .amqpUri(rabbit.uri())
+                .routes(routes)
+                .build();
     }
 
     @Test
     void failsNamingTheDeliveriesStillDispatchedWhenNoWorkerReadsTheirQueue() {
         String unread = rabbit.queue("unread");
-        OutboxTestKit kit = OutboxTestKit.builder().dataSource(db.dataSource()).tables(db.tables()).build();
+        OutboxTestKit kit = OutboxTestKit.builder()
+                .dataSource(db.dataSource())
+                .tables(db.tables())
+                .build();
         ship(9);
         try (OutboxRelay relay = archivingRelay(unread)) {
             assertThatThrownBy(() -> kit.awaitDrained(relay, Duration.ofMillis(500)))
                     .isInstanceOf(AssertionError.class)
                     .hasMessageContaining("the outbox is not drained after PT0.5S")
-                    .hasMessageContaining("1 deliveries pending or dispatched: archive on " + unread + " DISPATCHED attempt 1");
+                    .hasMessageContaining(
+                            "1 deliveries pending or dispatched: archive on " + unread + " DISPATCHED attempt 1");
         }
     }
 
     @Test
     void waitsWithoutALimitForAForeverTimeout() {
-        OutboxTestKit kit = OutboxTestKit.builder().dataSource(db.dataSource()).tables(db.tables()).build();
+        OutboxTestKit kit = OutboxTestKit.builder()
+                .dataSource(db.dataSource())
+                .tables(db.tables())
+                .build();
         try (OutboxRelay relay = archivingRelay(rabbit.queue("forever"))) {
             // nothing recorded: the first pass is idle, so this returns at once, unless the timeout overflows
-            assertThat(kit.awaitDrained(relay, ChronoUnit.FOREVER.getDuration())).isEqualTo(1);
+            assertThat(kit.awaitDrained(relay, ChronoUnit.FOREVER.getDuration()))
+                    .isEqualTo(1);
         }
     }
 }

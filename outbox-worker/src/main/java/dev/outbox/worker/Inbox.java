@@ -59,8 +59,9 @@ public final class Inbox {
         check("messageId", messageId);
         boolean autoCommit = tx.connectionResult(c -> c.getAutoCommit());
         if (autoCommit) {
-            throw new IllegalStateException("Inbox.runOnce needs the caller's open transaction, but the connection is in auto-commit"
-                    + " mode: call it inside dsl.transaction(tx -> inbox.runOnce(tx.dsl(), ...))");
+            throw new IllegalStateException(
+                    "Inbox.runOnce needs the caller's open transaction, but the connection is in auto-commit"
+                            + " mode: call it inside dsl.transaction(tx -> inbox.runOnce(tx.dsl(), ...))");
         }
         int inserted = OutboxDsl.mapped(tx, tables)
                 .insertInto(OUTBOX_INBOX, OUTBOX_INBOX.CONSUMER, OUTBOX_INBOX.MESSAGE_ID, OUTBOX_INBOX.PROCESSED_AT)
@@ -77,8 +78,10 @@ public final class Inbox {
     /** True when {@code (consumer, messageId)} is recorded (as seen by {@code ctx}). */
     public boolean seen(DSLContext ctx, String consumer, String messageId) {
         DSLContext db = OutboxDsl.mapped(ctx, tables);
-        return db.fetchExists(db.selectOne().from(OUTBOX_INBOX)
-                .where(OUTBOX_INBOX.CONSUMER.eq(consumer)).and(OUTBOX_INBOX.MESSAGE_ID.eq(messageId)));
+        return db.fetchExists(db.selectOne()
+                .from(OUTBOX_INBOX)
+                .where(OUTBOX_INBOX.CONSUMER.eq(consumer))
+                .and(OUTBOX_INBOX.MESSAGE_ID.eq(messageId)));
     }
 
     /**
@@ -101,8 +104,8 @@ public final class Inbox {
         int total = 0;
         while (true) {
             int deleted = db.deleteFrom(OUTBOX_INBOX)
-                    .where(DSL.row(OUTBOX_INBOX.CONSUMER, OUTBOX_INBOX.MESSAGE_ID).in(
-                            db.select(OUTBOX_INBOX.CONSUMER, OUTBOX_INBOX.MESSAGE_ID)
+                    .where(DSL.row(OUTBOX_INBOX.CONSUMER, OUTBOX_INBOX.MESSAGE_ID)
+                            .in(db.select(OUTBOX_INBOX.CONSUMER, OUTBOX_INBOX.MESSAGE_ID)
                                     .from(OUTBOX_INBOX)
                                     .where(OUTBOX_INBOX.PROCESSED_AT.lt(cutoff))
                                     .orderBy(OUTBOX_INBOX.PROCESSED_AT)

@@ -22,8 +22,19 @@ import org.jspecify.annotations.Nullable;
  * @param outcome what the outbox wrote
  * @param failureReason the failure reason's code when the outcome is {@link Outcome#FAILED}
  */
-public record JobRun(UUID eventId, UUID deliveryId, UUID dispatchId, String jobType, String eventType, String queue, int attempt,
-        boolean lastAttempt, @Nullable Object event, @Nullable Throwable thrown, Outcome outcome, @Nullable String failureReason) {
+public record JobRun(
+        UUID eventId,
+        UUID deliveryId,
+        UUID dispatchId,
+        String jobType,
+        String eventType,
+        String queue,
+        int attempt,
+        boolean lastAttempt,
+        @Nullable Object event,
+        @Nullable Throwable thrown,
+        Outcome outcome,
+        @Nullable String failureReason) {
 
     /** The state the delivery was left in. */
     public enum Outcome {
@@ -44,7 +55,8 @@ public record JobRun(UUID eventId, UUID deliveryId, UUID dispatchId, String jobT
     /** The event as {@code type}. */
     public <T> T event(Class<T> type) {
         if (event == null) {
-            throw new IllegalStateException("no event: delivery " + deliveryId + " " + outcome + (failureReason == null ? "" : " " + failureReason));
+            throw new IllegalStateException("no event: delivery " + deliveryId + " " + outcome
+                    + (failureReason == null ? "" : " " + failureReason));
         }
         return type.cast(event);
     }

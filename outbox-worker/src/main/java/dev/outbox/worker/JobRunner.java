@@ -57,7 +57,8 @@ public final class JobRunner {
 
     /** Runs the handler of the delivery's job type for this dispatch and writes the outcome; see the class documentation. */
     public JobRun run(UUID deliveryId, UUID dispatchId) {
-        return run.run(Objects.requireNonNull(deliveryId, "deliveryId"), Objects.requireNonNull(dispatchId, "dispatchId"));
+        return run.run(
+                Objects.requireNonNull(deliveryId, "deliveryId"), Objects.requireNonNull(dispatchId, "dispatchId"));
     }
 
     /** Settings of a {@link JobRunner}: those of {@link OutboxWorker.Builder} that concern the database and the handlers. */

@@ -116,6 +116,7 @@ public final class OutboxWorker implements AutoCloseable {
         private @Nullable Object meterRegistry;
         /** An {@code io.opentelemetry.api.OpenTelemetry}, or null (then {@code GlobalOpenTelemetry}); Object for the same reason. */
         private @Nullable Object openTelemetry;
+
         private @Nullable JobTracer tracer;
 
         private Builder() {}
@@ -272,10 +273,21 @@ public final class OutboxWorker implements AutoCloseable {
             }
             DSLContext context = dsl != null ? dsl : DSL.using(Objects.requireNonNull(dataSource), SQLDialect.POSTGRES);
             // the AMQP client's own reports without stack traces, unless the application chose a handler
-            ConnectionFactory factory = connectionFactory != null ? AmqpFactories.quiet(connectionFactory)
+            ConnectionFactory factory = connectionFactory != null
+                    ? AmqpFactories.quiet(connectionFactory)
                     : fromUri(Objects.requireNonNull(amqpUri));
-            return new OutboxWorker(new WorkerEngine(new WorkerEngine.Settings(context, factory, tables, serializer, clock,
-                    queues, handlers, shutdownGrace, shutdownHook, name, WorkerMeters.of(meterRegistry, queues.keySet(), clock),
+            return new OutboxWorker(new WorkerEngine(new WorkerEngine.Settings(
+                    context,
+                    factory,
+                    tables,
+                    serializer,
+                    clock,
+                    queues,
+                    handlers,
+                    shutdownGrace,
+                    shutdownHook,
+                    name,
+                    WorkerMeters.of(meterRegistry, queues.keySet(), clock),
                     tracer != null ? tracer : JobTracers.of(openTelemetry))));
         }
 

@@ -21,8 +21,8 @@ public record QueueSettings(int concurrency, int prefetch) {
             throw new IllegalArgumentException("QueueSettings.prefetch must be 1..65535, got " + prefetch);
         }
         if (prefetch < concurrency) {
-            throw new IllegalArgumentException("QueueSettings.prefetch (" + prefetch + ") must be at least the concurrency ("
-                    + concurrency + "), or handler threads sit idle");
+            throw new IllegalArgumentException("QueueSettings.prefetch (" + prefetch
+                    + ") must be at least the concurrency (" + concurrency + "), or handler threads sit idle");
         }
     }
 

@@ -40,8 +40,12 @@ class AmqpUriIT {
         int port = AmqpAddress.parse(rabbit.uri(), "test").port();
 
         try (OutboxWorker worker = worker("amqp://guest:guest@no_such_host.invalid:" + port + "/%2F", queue)) {
-            assertThatThrownBy(worker::start).isInstanceOf(OutboxException.class).hasMessageContaining("UnknownHostException");
-            assertThat(consumers(queue)).as("the worker consumes from the local broker").isZero();
+            assertThatThrownBy(worker::start)
+                    .isInstanceOf(OutboxException.class)
+                    .hasMessageContaining("UnknownHostException");
+            assertThat(consumers(queue))
+                    .as("the worker consumes from the local broker")
+                    .isZero();
         }
     }
 
@@ -56,14 +60,16 @@ class AmqpUriIT {
     }
 
     static String declared(String queue) throws Exception {
-        try (Connection c = rabbit.connectionFactory().newConnection("test-setup"); Channel ch = c.createChannel()) {
+        try (Connection c = rabbit.connectionFactory().newConnection("test-setup");
+                Channel ch = c.createChannel()) {
             ch.queueDeclare(queue, true, false, false, null);
         }
         return queue;
     }
 
     static int consumers(String queue) throws Exception {
-        try (Connection c = rabbit.connectionFactory().newConnection("test-probe"); Channel ch = c.createChannel()) {
+        try (Connection c = rabbit.connectionFactory().newConnection("test-probe");
+                Channel ch = c.createChannel()) {
             return ch.queueDeclarePassive(queue).getConsumerCount();
         }
     }

@@ -28,6 +28,7 @@ class BrokerOutageIT {
 
     @RegisterExtension
     static final WorkerFixture fixture = new WorkerFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
     static final RabbitExtension rabbit = fixture.rabbit;
 
@@ -73,7 +74,8 @@ class BrokerOutageIT {
     }
 
     private void awaitCompleted(Sent sent) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.status(sent.deliveryId()) == OutboxDeliveryStatus.completed);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> fixture.status(sent.deliveryId()) == OutboxDeliveryStatus.completed);
     }
 
     @Test
@@ -82,7 +84,9 @@ class BrokerOutageIT {
         try (OutboxWorker worker = worker((event, context) -> {})) {
             CompletableFuture<Void> started = CompletableFuture.runAsync(worker::start);
             Thread.sleep(1_500); // kept: time for start() to return, which it must not
-            assertThat(started).as("start() waits while the broker refuses connections").isNotDone();
+            assertThat(started)
+                    .as("start() waits while the broker refuses connections")
+                    .isNotDone();
 
             proxy.up();
             started.get(15, TimeUnit.SECONDS);
@@ -104,7 +108,8 @@ class BrokerOutageIT {
             Sent after = send(3);
 
             awaitCompleted(during);
-            System.out.printf("outage-recovery: worker, broker connection down 1 s: completed %d ms after it came back%n",
+            System.out.printf(
+                    "outage-recovery: worker, broker connection down 1 s: completed %d ms after it came back%n",
                     (System.nanoTime() - up) / 1_000_000);
             awaitCompleted(after);
         }

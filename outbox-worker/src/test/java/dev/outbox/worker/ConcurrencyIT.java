@@ -37,33 +37,50 @@ class ConcurrencyIT {
 
     @Test
     void eightConcurrentConsumersCompleteEachOfTenThousandDeliveriesExactlyOnce() throws Exception {
-        try (WorkerFixture fixture = new WorkerFixture(db, rabbit); LogCapture logs = new LogCapture()) {
+        try (WorkerFixture fixture = new WorkerFixture(db, rabbit);
+                LogCapture logs = new LogCapture()) {
             String queue = fixture.queue("bulk");
             List<Sent> sent = fixture.dispatchedInBulk(
-                    IntStream.range(0, DELIVERIES).mapToObj(i -> new OrderPlaced(i)).toList(), "send-confirmation", queue);
+                    IntStream.range(0, DELIVERIES)
+                            .mapToObj(i -> new OrderPlaced(i))
+                            .toList(),
+                    "send-confirmation",
+                    queue);
             for (Sent s : sent) {
                 fixture.publish(s);
             }
             Map<UUID, AtomicInteger> runs = new ConcurrentHashMap<>();
-            try (OutboxWorker worker = fixture.worker().queue(queue, 8, 500)
-                    .handler("send-confirmation", OrderPlaced.class,
-                            (event, context) -> runs.computeIfAbsent(context.deliveryId(), k -> new AtomicInteger()).incrementAndGet())
+            try (OutboxWorker worker = fixture.worker()
+                    .queue(queue, 8, 500)
+                    .handler(
+                            "send-confirmation",
+                            OrderPlaced.class,
+                            (event, context) -> runs.computeIfAbsent(context.deliveryId(), k -> new AtomicInteger())
+                                    .incrementAndGet())
                     .build()) {
                 long start = System.nanoTime();
                 worker.start();
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                        .until(() -> fixture.mapped.fetchCount(OUTBOX_DELIVERIES,
-                                OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed)) == DELIVERIES);
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() -> fixture.mapped.fetchCount(
+                                        OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.eq(OutboxDeliveryStatus.completed))
+                                == DELIVERIES);
                 long millis = (System.nanoTime() - start) / 1_000_000;
-                System.out.printf("ConcurrencyIT: %d deliveries completed in %d ms (%.0f/s, a backlog drained from the worker's start)%n",
+                System.out.printf(
+                        "ConcurrencyIT: %d deliveries completed in %d ms (%.0f/s, a backlog drained from the worker's start)%n",
                         DELIVERIES, millis, DELIVERIES * 1000.0 / Math.max(1, millis));
             }
 
-            assertThat(fixture.mapped.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.ne(OutboxDeliveryStatus.completed))).isZero();
-            assertThat(fixture.mapped.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.COMPLETED_AT.isNull())).isZero();
+            assertThat(fixture.mapped.fetchCount(
+                            OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.ne(OutboxDeliveryStatus.completed)))
+                    .isZero();
+            assertThat(fixture.mapped.fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.COMPLETED_AT.isNull()))
+                    .isZero();
             assertThat(runs).hasSize(DELIVERIES);
             assertThat(runs.values()).allMatch(n -> n.get() == 1);
-            assertThat(logs.lines("WARN")).as("no completion found its row taken, no message dropped").isEmpty();
+            assertThat(logs.lines("WARN"))
+                    .as("no completion found its row taken, no message dropped")
+                    .isEmpty();
             assertThat(fixture.ready(queue)).isZero();
         }
     }

@@ -34,6 +34,7 @@ class DatabaseOutageIT {
 
     @RegisterExtension
     static final WorkerFixture fixture = new WorkerFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
 
     static final String JOB = "refund";
@@ -66,10 +67,7 @@ class DatabaseOutageIT {
     }
 
     private OutboxWorker.Builder worker(JobHandler<OrderReturned> handler) {
-        return fixture.worker()
-                .dataSource(proxied)
-                .queue(queue, 2, 10)
-                .handler(JOB, OrderReturned.class, handler);
+        return fixture.worker().dataSource(proxied).queue(queue, 2, 10).handler(JOB, OrderReturned.class, handler);
     }
 
     private Sent send(long orderId) throws Exception {
@@ -79,7 +77,8 @@ class DatabaseOutageIT {
     }
 
     private static void awaitCompleted(Sent sent) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> fixture.status(sent.deliveryId()) == OutboxDeliveryStatus.completed);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> fixture.status(sent.deliveryId()) == OutboxDeliveryStatus.completed);
     }
 
     @Test
@@ -93,7 +92,8 @@ class DatabaseOutageIT {
             proxy.up();
             long up = System.nanoTime();
             started.get(15, TimeUnit.SECONDS);
-            System.out.printf("outage-recovery: worker, database down at start-up: start() returned %d ms after it came back%n",
+            System.out.printf(
+                    "outage-recovery: worker, database down at start-up: start() returned %d ms after it came back%n",
                     (System.nanoTime() - up) / 1_000_000);
             awaitCompleted(send(1));
         }
@@ -101,10 +101,14 @@ class DatabaseOutageIT {
 
     @Test
     void startStillFailsAtOnceWhenTheTablesAreMissing() {
-        OutboxWorker worker = worker((event, context) -> {}).tables(OutboxTables.defaults().withSchema("no_such_schema")).build();
+        OutboxWorker worker = worker((event, context) -> {})
+                .tables(OutboxTables.defaults().withSchema("no_such_schema"))
+                .build();
         long begin = System.nanoTime();
 
-        assertThatThrownBy(worker::start).isInstanceOf(OutboxException.class).hasMessageContaining("cannot read the outbox tables")
+        assertThatThrownBy(worker::start)
+                .isInstanceOf(OutboxException.class)
+                .hasMessageContaining("cannot read the outbox tables")
                 .hasMessageContaining("a table is missing");
         assertThat(Duration.ofNanos(System.nanoTime() - begin)).isLessThan(Duration.ofSeconds(5));
     }
@@ -112,7 +116,8 @@ class DatabaseOutageIT {
     @Test
     void aMessageArrivingDuringAnOutageRunsItsJobOnceTheDatabaseAnswersWithoutLosingTheAttempt() throws Exception {
         AtomicInteger calls = new AtomicInteger();
-        try (OutboxWorker worker = worker((event, context) -> calls.incrementAndGet()).build()) {
+        try (OutboxWorker worker =
+                worker((event, context) -> calls.incrementAndGet()).build()) {
             worker.start();
             awaitCompleted(send(1));
 
@@ -124,9 +129,11 @@ class DatabaseOutageIT {
             long up = System.nanoTime();
 
             awaitCompleted(during);
-            System.out.printf("outage-recovery: worker, database down 2 s under a lookup: completed %d ms after it came back%n",
+            System.out.printf(
+                    "outage-recovery: worker, database down 2 s under a lookup: completed %d ms after it came back%n",
                     (System.nanoTime() - up) / 1_000_000);
-            assertThat(fixture.row(during.deliveryId()).getAttempts()).isEqualTo(1); // the same dispatch, no timeout needed
+            assertThat(fixture.row(during.deliveryId()).getAttempts())
+                    .isEqualTo(1); // the same dispatch, no timeout needed
             assertThat(calls).hasValue(2);
         }
         assertThat(fixture.ready(queue)).isZero(); // acknowledged
@@ -137,9 +144,10 @@ class DatabaseOutageIT {
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         try (OutboxWorker worker = worker((event, context) -> {
-            running.countDown();
-            release.await(30, TimeUnit.SECONDS);
-        }).build()) {
+                    running.countDown();
+                    release.await(30, TimeUnit.SECONDS);
+                })
+                .build()) {
             worker.start();
             Sent slow = send(1);
             assertThat(running.await(15, TimeUnit.SECONDS)).isTrue();
@@ -161,9 +169,10 @@ class DatabaseOutageIT {
         CountDownLatch release = new CountDownLatch(1);
         Sent slow;
         try (OutboxWorker worker = worker((event, context) -> {
-            running.countDown();
-            release.await(30, TimeUnit.SECONDS);
-        }).build()) {
+                    running.countDown();
+                    release.await(30, TimeUnit.SECONDS);
+                })
+                .build()) {
             worker.start();
             slow = send(1);
             assertThat(running.await(15, TimeUnit.SECONDS)).isTrue();

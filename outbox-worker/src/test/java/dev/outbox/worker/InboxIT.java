@@ -38,8 +38,13 @@ class InboxIT {
     @BeforeAll
     static void setUp() {
         dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
-        dsl.createTable("effects").column("message_id", SQLDataType.VARCHAR(255)).execute();
-        inbox = Inbox.builder().tables(db.tables()).clock(Clock.fixed(NOW, ZoneOffset.UTC)).build();
+        dsl.createTable("effects")
+                .column("message_id", SQLDataType.VARCHAR(255))
+                .execute();
+        inbox = Inbox.builder()
+                .tables(db.tables())
+                .clock(Clock.fixed(NOW, ZoneOffset.UTC))
+                .build();
     }
 
     @BeforeEach
@@ -61,17 +66,20 @@ class InboxIT {
         CountDownLatch firstInserted = new CountDownLatch(1);
         CountDownLatch firstMayCommit = new CountDownLatch(1);
         AtomicInteger firstPid = new AtomicInteger();
-        CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() -> dsl.transactionResult(tx ->
-                inbox.runOnce(tx.dsl(), "billing", "m-1", ctx -> {
+        CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(() ->
+                dsl.transactionResult(tx -> inbox.runOnce(tx.dsl(), "billing", "m-1", ctx -> {
                     recordEffect(ctx, "m-1");
-                    firstPid.set(ctx.fetchSingle(DSL.field("pg_backend_pid()", Integer.class)).value1());
+                    firstPid.set(ctx.fetchSingle(DSL.field("pg_backend_pid()", Integer.class))
+                            .value1());
                     firstInserted.countDown();
                     await(firstMayCommit);
                 })));
         assertThat(firstInserted.await(10, TimeUnit.SECONDS)).isTrue();
-        CompletableFuture<Boolean> second = CompletableFuture.supplyAsync(() -> dsl.transactionResult(tx ->
-                inbox.runOnce(tx.dsl(), "billing", "m-1", ctx -> recordEffect(ctx, "m-1"))));
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> db.waitersOn(firstPid.get()) == 1); // the duplicate waits on the first's row
+        CompletableFuture<Boolean> second = CompletableFuture.supplyAsync(() -> dsl.transactionResult(
+                tx -> inbox.runOnce(tx.dsl(), "billing", "m-1", ctx -> recordEffect(ctx, "m-1"))));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> db.waitersOn(firstPid.get()) == 1); // the duplicate waits on the first's row
         assertThat(second).isNotDone();
 
         firstMayCommit.countDown();
@@ -84,12 +92,14 @@ class InboxIT {
     @Test
     void appliesTheEffectAgainWhenTheFirstTransactionRolledBack() {
         assertThatThrownBy(() -> dsl.transaction(tx -> inbox.runOnce(tx.dsl(), "billing", "m-2", ctx -> {
-            recordEffect(ctx, "m-2");
-            throw new IllegalStateException("business rule broken");
-        }))).hasMessageContaining("business rule broken");
+                    recordEffect(ctx, "m-2");
+                    throw new IllegalStateException("business rule broken");
+                })))
+                .hasMessageContaining("business rule broken");
         assertThat(effects()).isZero();
 
-        boolean applied = dsl.transactionResult(tx -> inbox.runOnce(tx.dsl(), "billing", "m-2", ctx -> recordEffect(ctx, "m-2")));
+        boolean applied =
+                dsl.transactionResult(tx -> inbox.runOnce(tx.dsl(), "billing", "m-2", ctx -> recordEffect(ctx, "m-2")));
 
         assertThat(applied).isTrue();
         assertThat(effects()).isEqualTo(1);
@@ -98,8 +108,10 @@ class InboxIT {
 
     @Test
     void keepsConsumersApart() {
-        boolean billing = dsl.transactionResult(tx -> inbox.runOnce(tx.dsl(), "billing", "m-3", ctx -> recordEffect(ctx, "m-3")));
-        boolean shipping = dsl.transactionResult(tx -> inbox.runOnce(tx.dsl(), "shipping", "m-3", ctx -> recordEffect(ctx, "m-3")));
+        boolean billing =
+                dsl.transactionResult(tx -> inbox.runOnce(tx.dsl(), "billing", "m-3", ctx -> recordEffect(ctx, "m-3")));
+        boolean shipping = dsl.transactionResult(
+                tx -> inbox.runOnce(tx.dsl(), "shipping", "m-3", ctx -> recordEffect(ctx, "m-3")));
 
         assertThat(billing).isTrue();
         assertThat(shipping).isTrue();
@@ -119,9 +131,16 @@ class InboxIT {
     void purgesEntriesOlderThanTheGivenAgeInBatches() {
         DSLContext mapped = OutboxDsl.mapped(dsl, db.tables());
         for (int i = 0; i < 5; i++) {
-            mapped.insertInto(OUTBOX_INBOX).values("billing", "old-" + i, NOW.minus(Duration.ofDays(10)).atOffset(ZoneOffset.UTC)).execute();
+            mapped.insertInto(OUTBOX_INBOX)
+                    .values(
+                            "billing",
+                            "old-" + i,
+                            NOW.minus(Duration.ofDays(10)).atOffset(ZoneOffset.UTC))
+                    .execute();
         }
-        mapped.insertInto(OUTBOX_INBOX).values("billing", "recent", NOW.minus(Duration.ofHours(1)).atOffset(ZoneOffset.UTC)).execute();
+        mapped.insertInto(OUTBOX_INBOX)
+                .values("billing", "recent", NOW.minus(Duration.ofHours(1)).atOffset(ZoneOffset.UTC))
+                .execute();
 
         int purged = inbox.purgeOlderThan(dsl, Duration.ofDays(7), 2);
 

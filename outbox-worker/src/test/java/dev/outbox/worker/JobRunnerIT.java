@@ -45,13 +45,17 @@ class JobRunnerIT {
     }
 
     private JobRunner.Builder runner() {
-        return JobRunner.builder().dataSource(db.dataSource()).tables(db.tables()).clock(fixture.clock);
+        return JobRunner.builder()
+                .dataSource(db.dataSource())
+                .tables(db.tables())
+                .clock(fixture.clock);
     }
 
     @Test
     void runsTheHandlerOnceAndASecondRunOfTheSameDispatchChangesNothing() {
         AtomicInteger calls = new AtomicInteger();
-        JobRunner runner = runner().handler("remind", InvoiceDue.class, (event, context) -> calls.incrementAndGet()).build();
+        JobRunner runner = runner().handler("remind", InvoiceDue.class, (event, context) -> calls.incrementAndGet())
+                .build();
         Sent sent = fixture.dispatched(new InvoiceDue(1, "a@example.com"), "remind", "reminders", List.of(60));
 
         JobRun first = runner.run(sent.deliveryId(), sent.dispatchId());
@@ -67,8 +71,9 @@ class JobRunnerIT {
     @Test
     void anUnknownDeliveryIsNotCurrentAndRunsNothing() {
         JobRunner runner = runner().handler("remind", InvoiceDue.class, (event, context) -> {
-            throw new AssertionError("must not run");
-        }).build();
+                    throw new AssertionError("must not run");
+                })
+                .build();
 
         JobRun run = runner.run(UUID.randomUUID(), UUID.randomUUID());
 
@@ -78,7 +83,8 @@ class JobRunnerIT {
 
     @Test
     void failsADeliveryWhoseJobTypeHasNoHandlerUnknownJobType() {
-        JobRunner runner = runner().handler("remind", InvoiceDue.class, (event, context) -> {}).build();
+        JobRunner runner = runner().handler("remind", InvoiceDue.class, (event, context) -> {})
+                .build();
         Sent sent = fixture.dispatched(new InvoiceDue(2, "a@example.com"), "archive", "archive", List.of(60));
 
         JobRun run = runner.run(sent.deliveryId(), sent.dispatchId());
@@ -91,8 +97,9 @@ class JobRunnerIT {
     @Test
     void failsAnEventThatCannotBeReadAsTheHandlersClassUndeserializableEvent() {
         JobRunner runner = runner().handler("remind", Numeric.class, (event, context) -> {
-            throw new AssertionError("must not run");
-        }).build();
+                    throw new AssertionError("must not run");
+                })
+                .build();
         Sent sent = fixture.dispatched(new InvoiceDue(3, "a@example.com"), "remind", "reminders", List.of(60));
 
         JobRun run = runner.run(sent.deliveryId(), sent.dispatchId());
@@ -104,11 +111,16 @@ class JobRunnerIT {
 
     @Test
     void refusesToBuildWithoutADatabaseOrAHandler() {
-        assertThatThrownBy(() -> JobRunner.builder().handler("remind", InvoiceDue.class, (e, c) -> {}).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("dataSource or dsl");
+        assertThatThrownBy(() -> JobRunner.builder()
+                        .handler("remind", InvoiceDue.class, (e, c) -> {})
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("dataSource or dsl");
         assertThatThrownBy(() -> JobRunner.builder().dataSource(db.dataSource()).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("handler:");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("handler:");
         assertThatThrownBy(() -> runner().handler(" ", InvoiceDue.class, (e, c) -> {}))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("jobType must not be blank");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("jobType must not be blank");
     }
 }

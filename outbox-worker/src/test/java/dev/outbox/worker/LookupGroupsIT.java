@@ -41,7 +41,9 @@ class LookupGroupsIT {
             }
             return Intercept.of(Connection.class, (Connection) result, c -> {
                 Object r = c.proceed();
-                if (!(c.name().equals("prepareStatement") && c.arg(0) instanceof String sql && sql.contains(" join "))) {
+                if (!(c.name().equals("prepareStatement")
+                        && c.arg(0) instanceof String sql
+                        && sql.contains(" join "))) {
                     return r;
                 }
                 return Intercept.of(PreparedStatement.class, (PreparedStatement) r, st -> {
@@ -57,7 +59,8 @@ class LookupGroupsIT {
     @Test
     void looksUpABurstOfMessagesInGroupsLargerThan32() throws Exception {
         String queue = fixture.queue("lookup-groups");
-        List<Sent> sent = fixture.dispatchedInBulk(IntStream.range(0, 300).mapToObj(i -> new OrderPlaced(i)).toList(), JOB, queue);
+        List<Sent> sent = fixture.dispatchedInBulk(
+                IntStream.range(0, 300).mapToObj(i -> new OrderPlaced(i)).toList(), JOB, queue);
         for (Sent s : sent) {
             fixture.publish(s); // all queued before the worker consumes: the broker hands them over back to back
         }
@@ -65,17 +68,19 @@ class LookupGroupsIT {
         OutboxWorker worker = fixture.worker()
                 .dataSource(countingLookups(groups))
                 .queue(queue, 4, 500)
-                .handler(JOB, OrderPlaced.class, (event, context) -> { })
+                .handler(JOB, OrderPlaced.class, (event, context) -> {})
                 .build();
         try {
             worker.start();
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> sent.stream().allMatch(s -> fixture.status(s.deliveryId()) == OutboxDeliveryStatus.completed));
+                    .until(() -> sent.stream()
+                            .allMatch(s -> fixture.status(s.deliveryId()) == OutboxDeliveryStatus.completed));
         } finally {
             worker.close();
         }
 
-        List<Integer> read = new ArrayList<>(groups.subList(1, groups.size())); // the first is the start's own check of the tables
+        List<Integer> read =
+                new ArrayList<>(groups.subList(1, groups.size())); // the first is the start's own check of the tables
         assertThat(read.stream().mapToInt(Integer::intValue).sum()).isEqualTo(300);
         assertThat(read).as("delivery ids per lookup: %s", read).anyMatch(n -> n > 32);
     }

@@ -71,9 +71,12 @@ class MalformedMessagesIT {
     private void assertStillServing() throws Exception {
         Sent good = fixture.dispatched(new OrderPlaced(100), JOB, queue, List.of(60));
         fixture.publish(good);
-        await().atMost(Duration.ofSeconds(10)).until(() -> fixture.status(good.deliveryId()) == OutboxDeliveryStatus.completed);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> fixture.status(good.deliveryId()) == OutboxDeliveryStatus.completed);
         worker.close();
-        assertThat(fixture.ready(queue)).as("rejected or acknowledged, never requeued").isZero();
+        assertThat(fixture.ready(queue))
+                .as("rejected or acknowledged, never requeued")
+                .isZero();
     }
 
     private void awaitFailed(UUID deliveryId, String reason) {
@@ -87,7 +90,8 @@ class MalformedMessagesIT {
     void rejectsABodyThatIsNotJson() throws Exception {
         fixture.publishRaw(queue, "{not json".getBytes(StandardCharsets.UTF_8));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> logs.lines("WARN", "body is not JSON", queue).size() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> logs.lines("WARN", "body is not JSON", queue).size() == 1);
         assertThat(calls).hasValue(0);
         assertStillServing();
     }
@@ -95,28 +99,35 @@ class MalformedMessagesIT {
     @Test
     void rejectsAMessageWithoutUsableIdsAndNamesTheIdsItCouldRead() throws Exception {
         Sent sent = fixture.dispatched(new OrderPlaced(1), JOB, queue, List.of(60));
-        String body = "{\"eventId\":\"" + sent.eventId() + "\",\"dispatchId\":\"not-a-uuid\",\"eventType\":\"order.placed\","
-                + "\"jobType\":\"" + JOB + "\",\"attempt\":1,\"lastAttempt\":false}";
+        String body =
+                "{\"eventId\":\"" + sent.eventId() + "\",\"dispatchId\":\"not-a-uuid\",\"eventType\":\"order.placed\","
+                        + "\"jobType\":\"" + JOB + "\",\"attempt\":1,\"lastAttempt\":false}";
 
         fixture.publishRaw(queue, body.getBytes(StandardCharsets.UTF_8));
 
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> logs.lines("WARN", "deliveryId is missing or not a UUID", "event " + sent.eventId()).size() == 1);
+                .until(() -> logs.lines("WARN", "deliveryId is missing or not a UUID", "event " + sent.eventId())
+                                .size()
+                        == 1);
         assertThat(calls).hasValue(0);
-        assertThat(fixture.status(sent.deliveryId())).as("no delivery could be identified").isEqualTo(OutboxDeliveryStatus.dispatched);
+        assertThat(fixture.status(sent.deliveryId()))
+                .as("no delivery could be identified")
+                .isEqualTo(OutboxDeliveryStatus.dispatched);
         assertStillServing();
     }
 
     @Test
     void failsTheDeliveryBadMessageWhenItsIdsAreReadableButTheRestIsNot() throws Exception {
         Sent sent = fixture.dispatched(new OrderPlaced(2), JOB, queue, List.of(60));
-        String body = "{\"eventId\":\"" + sent.eventId() + "\",\"deliveryId\":\"" + sent.deliveryId() + "\",\"dispatchId\":\""
-                + sent.dispatchId() + "\",\"eventType\":\"order.placed\",\"jobType\":\"" + JOB + "\",\"lastAttempt\":false}";
+        String body = "{\"eventId\":\"" + sent.eventId() + "\",\"deliveryId\":\"" + sent.deliveryId()
+                + "\",\"dispatchId\":\"" + sent.dispatchId() + "\",\"eventType\":\"order.placed\",\"jobType\":\"" + JOB
+                + "\",\"lastAttempt\":false}";
 
         fixture.publishRaw(queue, body.getBytes(StandardCharsets.UTF_8));
 
         awaitFailed(sent.deliveryId(), "bad_message");
-        assertThat(logs.lines("WARN", "attempt is missing", sent.deliveryId(), sent.dispatchId())).hasSize(1);
+        assertThat(logs.lines("WARN", "attempt is missing", sent.deliveryId(), sent.dispatchId()))
+                .hasSize(1);
         assertThat(calls).hasValue(0);
         assertStillServing();
     }
@@ -128,7 +139,8 @@ class MalformedMessagesIT {
         fixture.publish(sent);
 
         awaitFailed(sent.deliveryId(), "unknown_job_type");
-        assertThat(logs.lines("WARN", "no handler for job type archive-order", sent.deliveryId())).hasSize(1);
+        assertThat(logs.lines("WARN", "no handler for job type archive-order", sent.deliveryId()))
+                .hasSize(1);
         assertThat(calls).hasValue(0);
         assertStillServing();
     }
@@ -140,20 +152,24 @@ class MalformedMessagesIT {
         fixture.publish(sent);
 
         awaitFailed(sent.deliveryId(), "undeserializable_event");
-        assertThat(logs.lines("WARN", sent.eventId(), "cannot be read as", Numbered.class.getName())).hasSize(1);
+        assertThat(logs.lines("WARN", sent.eventId(), "cannot be read as", Numbered.class.getName()))
+                .hasSize(1);
         assertThat(logs.lines()).noneMatch(l -> l.contains("forty-two"));
         assertThat(calls).hasValue(0);
         assertStillServing();
     }
 
     @Test
-    void failsTheDeliveryUndeserializableEventWhenThePayloadMissesAPropertyInsteadOfRunningTheJobWithZero() throws Exception {
-        Sent sent = fixture.dispatched(new Renamed(1), COUNT, queue, List.of(60)); // {"n":1} read as Numbered(int number)
+    void failsTheDeliveryUndeserializableEventWhenThePayloadMissesAPropertyInsteadOfRunningTheJobWithZero()
+            throws Exception {
+        Sent sent =
+                fixture.dispatched(new Renamed(1), COUNT, queue, List.of(60)); // {"n":1} read as Numbered(int number)
 
         fixture.publish(sent);
 
         awaitFailed(sent.deliveryId(), "undeserializable_event");
-        assertThat(logs.lines("WARN", sent.eventId(), "cannot be read as", Numbered.class.getName())).hasSize(1);
+        assertThat(logs.lines("WARN", sent.eventId(), "cannot be read as", Numbered.class.getName()))
+                .hasSize(1);
         assertThat(calls).hasValue(0);
         assertStillServing();
     }
@@ -162,7 +178,8 @@ class MalformedMessagesIT {
     void failsTheDeliveryBadMessageWhenTheMessageNamesAnotherJobType() throws Exception {
         Sent sent = fixture.dispatched(new OrderPlaced(4), JOB, queue, List.of(60));
         DeliveryMessage m = sent.message();
-        DeliveryMessage forged = new DeliveryMessage(m.eventId(), m.deliveryId(), m.dispatchId(), m.eventType(), COUNT, 1, false, null, null);
+        DeliveryMessage forged = new DeliveryMessage(
+                m.eventId(), m.deliveryId(), m.dispatchId(), m.eventType(), COUNT, 1, false, null, null);
 
         fixture.publishRaw(queue, forged.toJson());
 
@@ -176,16 +193,18 @@ class MalformedMessagesIT {
         Sent sent = fixture.dispatched(new OrderPlaced(5), JOB, queue, List.of(60));
         DeliveryMessage m = sent.message();
         String forgedJobType = "x\n12:00:00.000 ERROR forged line\r\u2028" + "y".repeat(1 << 20);
-        DeliveryMessage forged = new DeliveryMessage(m.eventId(), m.deliveryId(), m.dispatchId(), m.eventType(), forgedJobType, 1, false,
-                null, null);
+        DeliveryMessage forged = new DeliveryMessage(
+                m.eventId(), m.deliveryId(), m.dispatchId(), m.eventType(), forgedJobType, 1, false, null, null);
 
         fixture.publishRaw(queue, forged.toJson());
 
         awaitFailed(sent.deliveryId(), "bad_message");
         List<String> warned = logs.lines("WARN", sent.deliveryId(), "names job type");
         assertThat(warned).hasSize(1);
-        assertThat(warned.get(0)).contains("names job type x\\u000a12:00:00.000 ERROR forged line\\u000d\\u2028yyy")
-                .contains("…(+" + (forgedJobType.length() - LogText.MAX_CHARS) + " chars)").hasSizeLessThan(1_000);
+        assertThat(warned.get(0))
+                .contains("names job type x\\u000a12:00:00.000 ERROR forged line\\u000d\\u2028yyy")
+                .contains("…(+" + (forgedJobType.length() - LogText.MAX_CHARS) + " chars)")
+                .hasSizeLessThan(1_000);
         assertThat(logs.lines()).noneMatch(l -> l.startsWith("12:00:00.000 ERROR forged"));
         assertThat(logs.lines()).noneMatch(l -> l.contains("\u2028"));
         assertThat(calls).hasValue(0);

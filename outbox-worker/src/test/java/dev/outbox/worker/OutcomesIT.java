@@ -53,7 +53,10 @@ class OutcomesIT {
     }
 
     private OutboxWorker start(JobHandler<OrderPlaced> handler) {
-        OutboxWorker worker = fixture.worker().queue(queue, 2, 10).handler(JOB, OrderPlaced.class, handler).build();
+        OutboxWorker worker = fixture.worker()
+                .queue(queue, 2, 10)
+                .handler(JOB, OrderPlaced.class, handler)
+                .build();
         workers.add(worker);
         worker.start();
         return worker;
@@ -74,8 +77,16 @@ class OutcomesIT {
         List<Object> seen = new CopyOnWriteArrayList<>();
         OutboxWorker worker = start((event, context) -> {
             seen.add(event);
-            seen.add(List.of(context.eventId(), context.deliveryId(), context.dispatchId(), context.attempt(), context.lastAttempt(),
-                    context.jobType(), context.eventType(), context.queue(), context.isCurrentAttempt()));
+            seen.add(List.of(
+                    context.eventId(),
+                    context.deliveryId(),
+                    context.dispatchId(),
+                    context.attempt(),
+                    context.lastAttempt(),
+                    context.jobType(),
+                    context.eventType(),
+                    context.queue(),
+                    context.isCurrentAttempt()));
             seen.add(MDC.get(DeliveryLog.MDC_EVENT_ID) + " " + MDC.get(DeliveryLog.MDC_DELIVERY_ID));
         });
         Sent sent = send(1, List.of(60));
@@ -86,11 +97,24 @@ class OutcomesIT {
         assertThat(row.getCompletedAt()).isEqualTo(WorkerFixture.now());
         assertThat(row.getDeliveryTimeoutAt()).isNull();
         assertThat(row.getDispatchId()).isEqualTo(sent.dispatchId());
-        assertThat(seen).containsExactly(new OrderPlaced(1, "a@example.com"),
-                List.of(sent.eventId(), sent.deliveryId(), sent.dispatchId(), 1, false, JOB, "order.placed", queue, true),
-                sent.eventId() + " " + sent.deliveryId());
+        assertThat(seen)
+                .containsExactly(
+                        new OrderPlaced(1, "a@example.com"),
+                        List.of(
+                                sent.eventId(),
+                                sent.deliveryId(),
+                                sent.dispatchId(),
+                                1,
+                                false,
+                                JOB,
+                                "order.placed",
+                                queue,
+                                true),
+                        sent.eventId() + " " + sent.deliveryId());
         worker.close();
-        assertThat(fixture.ready(queue)).as("acknowledged, so nothing comes back when the worker closes").isZero();
+        assertThat(fixture.ready(queue))
+                .as("acknowledged, so nothing comes back when the worker closes")
+                .isZero();
     }
 
     @Test
@@ -111,7 +135,8 @@ class OutcomesIT {
         Sent second = fixture.dispatchAgain(first);
         fixture.publish(second);
         awaitStatus(first.deliveryId(), OutboxDeliveryStatus.pending);
-        assertThat(fixture.row(first.deliveryId()).getAvailableAt()).isEqualTo(WorkerFixture.now().plusSeconds(120));
+        assertThat(fixture.row(first.deliveryId()).getAvailableAt())
+                .isEqualTo(WorkerFixture.now().plusSeconds(120));
 
         Sent third = fixture.dispatchAgain(second);
         fixture.publish(third);
@@ -121,12 +146,20 @@ class OutcomesIT {
         assertThat(row.getFailureReason()).isEqualTo("retries_exhausted");
         assertThat(row.getAttempts()).isEqualTo(3);
         assertThat(lastAttempts).containsExactly(false, false, true);
-        await().atMost(Duration.ofSeconds(5)).until(() -> logs.lines("ERROR", first.deliveryId(), "retries_exhausted").size() == 1);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> logs.lines("ERROR", first.deliveryId(), "retries_exhausted")
+                                .size()
+                        == 1);
         // the first retry of the queue in the log digest's interval is a line of its own, the second is counted
-        assertThat(logs.lines("WARN", first.deliveryId(), "retry scheduled")).singleElement().asString().contains("attempt 1 failed");
+        assertThat(logs.lines("WARN", first.deliveryId(), "retry scheduled"))
+                .singleElement()
+                .asString()
+                .contains("attempt 1 failed");
         worker.close();
         assertThat(logs.lines("WARN", "1 more × attempt failed (retryable_error), retry scheduled"))
-                .singleElement().asString().contains("delivery " + first.deliveryId() + " attempt 2");
+                .singleElement()
+                .asString()
+                .contains("delivery " + first.deliveryId() + " attempt 2");
     }
 
     @Test
@@ -158,11 +191,17 @@ class OutcomesIT {
         worker.close();
 
         // logback's %logger{36} prints names of up to 36 characters in full
-        await().atMost(Duration.ofSeconds(5)).until(() -> logs.lines("ERROR", " " + WorkerLoggers.JOBS + " ", sent.deliveryId()).size() == 1);
-        assertThat(logs.lines("INFO", " " + WorkerLoggers.BROKER + " ", "consuming queue " + queue)).hasSize(1);
-        assertThat(logs.lines("INFO", " " + WorkerLoggers.LIFECYCLE + " ", "closed")).isNotEmpty();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> logs.lines("ERROR", " " + WorkerLoggers.JOBS + " ", sent.deliveryId())
+                                .size()
+                        == 1);
+        assertThat(logs.lines("INFO", " " + WorkerLoggers.BROKER + " ", "consuming queue " + queue))
+                .hasSize(1);
+        assertThat(logs.lines("INFO", " " + WorkerLoggers.LIFECYCLE + " ", "closed"))
+                .isNotEmpty();
         assertThat(logs.lines()).noneMatch(l -> l.contains(".internal."));
-        assertThat(List.of(WorkerLoggers.JOBS, WorkerLoggers.BROKER, WorkerLoggers.LIFECYCLE)).allMatch(n -> n.startsWith(WorkerLoggers.ALL + "."));
+        assertThat(List.of(WorkerLoggers.JOBS, WorkerLoggers.BROKER, WorkerLoggers.LIFECYCLE))
+                .allMatch(n -> n.startsWith(WorkerLoggers.ALL + "."));
     }
 
     @Test
@@ -179,8 +218,14 @@ class OutcomesIT {
         assertThat(row.getAttempts()).isEqualTo(1);
         assertThat(row.getDeliveryTimeoutAt()).isNull();
         await().atMost(Duration.ofSeconds(5))
-                .until(() -> logs.lines("ERROR", sent.deliveryId(), "job_failed", "java.lang.IllegalStateException",
-                        "[event=" + sent.eventId() + " delivery=" + sent.deliveryId() + "]").size() == 1);
+                .until(() -> logs.lines(
+                                        "ERROR",
+                                        sent.deliveryId(),
+                                        "job_failed",
+                                        "java.lang.IllegalStateException",
+                                        "[event=" + sent.eventId() + " delivery=" + sent.deliveryId() + "]")
+                                .size()
+                        == 1);
         assertThat(logs.lines()).noneMatch(l -> l.contains("4111"));
         worker.close();
         assertThat(fixture.ready(queue)).isZero();
@@ -199,7 +244,8 @@ class OutcomesIT {
         awaitStatus(next.deliveryId(), OutboxDeliveryStatus.completed);
 
         assertThat(fixture.row(dying.deliveryId()).getFailureReason()).isEqualTo("worker_died");
-        assertThat(logs.lines("ERROR", dying.deliveryId(), "worker_died", "StackOverflowError")).hasSize(1);
+        assertThat(logs.lines("ERROR", dying.deliveryId(), "worker_died", "StackOverflowError"))
+                .hasSize(1);
     }
 
     @Test
@@ -217,7 +263,9 @@ class OutcomesIT {
         release.countDown();
 
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> logs.lines("WARN", first.deliveryId(), first.dispatchId(), "found no row").size() == 1);
+                .until(() -> logs.lines("WARN", first.deliveryId(), first.dispatchId(), "found no row")
+                                .size()
+                        == 1);
         OutboxDeliveriesRecord row = fixture.row(first.deliveryId());
         assertThat(row.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
         assertThat(row.getDispatchId()).isEqualTo(second.dispatchId());
@@ -256,7 +304,9 @@ class OutcomesIT {
         fixture.publish(first);
 
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> logs.lines("WARN", first.deliveryId(), first.dispatchId(), "dropped without running").size() == 1);
+                .until(() -> logs.lines("WARN", first.deliveryId(), first.dispatchId(), "dropped without running")
+                                .size()
+                        == 1);
         assertThat(calls).hasValue(0);
         OutboxDeliveriesRecord row = fixture.row(first.deliveryId());
         assertThat(row.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
@@ -268,11 +318,14 @@ class OutcomesIT {
         List<UUID> ran = new CopyOnWriteArrayList<>();
         CountDownLatch busy = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        OutboxWorker worker = fixture.worker().queue(queue, 1, 10).handler(JOB, OrderPlaced.class, (event, context) -> {
-            ran.add(context.dispatchId());
-            busy.countDown();
-            release.await(10, TimeUnit.SECONDS);
-        }).build();
+        OutboxWorker worker = fixture.worker()
+                .queue(queue, 1, 10)
+                .handler(JOB, OrderPlaced.class, (event, context) -> {
+                    ran.add(context.dispatchId());
+                    busy.countDown();
+                    release.await(10, TimeUnit.SECONDS);
+                })
+                .build();
         workers.add(worker);
         worker.start();
         Sent first = send(20, List.of(60));
@@ -285,7 +338,9 @@ class OutcomesIT {
         release.countDown();
 
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> logs.lines("WARN", waiting.deliveryId(), waiting.dispatchId(), "dropped without running").size() == 1);
+                .until(() -> logs.lines("WARN", waiting.deliveryId(), waiting.dispatchId(), "dropped without running")
+                                .size()
+                        == 1);
         awaitStatus(first.deliveryId(), OutboxDeliveryStatus.completed);
         assertThat(ran).containsExactly(first.dispatchId());
         OutboxDeliveriesRecord row = fixture.row(waiting.deliveryId());
@@ -297,11 +352,15 @@ class OutcomesIT {
     void dropsAMessageOfAnUnknownDeliveryWithoutRunningTheJob() throws Exception {
         AtomicInteger calls = new AtomicInteger();
         OutboxWorker worker = start((event, context) -> calls.incrementAndGet());
-        Sent ghost = new Sent(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), "order.placed", JOB, queue, 1, false);
+        Sent ghost =
+                new Sent(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), "order.placed", JOB, queue, 1, false);
 
         fixture.publish(ghost);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> logs.lines("WARN", ghost.deliveryId(), "unknown delivery").size() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> logs.lines("WARN", ghost.deliveryId(), "unknown delivery")
+                                .size()
+                        == 1);
         assertThat(calls).hasValue(0);
         worker.close();
         assertThat(fixture.ready(queue)).isZero();
@@ -312,19 +371,24 @@ class OutcomesIT {
         Map<UUID, AtomicInteger> calls = new ConcurrentHashMap<>();
         CountDownLatch release = new CountDownLatch(1);
         start((event, context) -> {
-            calls.computeIfAbsent(context.dispatchId(), k -> new AtomicInteger()).incrementAndGet();
+            calls.computeIfAbsent(context.dispatchId(), k -> new AtomicInteger())
+                    .incrementAndGet();
             release.await(10, TimeUnit.SECONDS);
         });
         Sent sent = fixture.dispatched(new OrderPlaced(10, "a@example.com"), JOB, queue, List.of(60));
 
         fixture.publish(sent);
         fixture.publish(sent); // arrives while the first copy runs
-        await().atMost(Duration.ofSeconds(10)).until(() -> logs.lines("WARN", sent.dispatchId(), "arrived again").size() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        logs.lines("WARN", sent.dispatchId(), "arrived again").size() == 1);
         release.countDown();
         awaitStatus(sent.deliveryId(), OutboxDeliveryStatus.completed);
         fixture.publish(sent); // arrives after the outcome
         await().atMost(Duration.ofSeconds(10))
-                .until(() -> logs.lines("WARN", sent.dispatchId(), "dropped without running").size() == 1);
+                .until(() -> logs.lines("WARN", sent.dispatchId(), "dropped without running")
+                                .size()
+                        == 1);
 
         assertThat(calls).containsOnlyKeys(sent.dispatchId());
         assertThat(calls.get(sent.dispatchId())).hasValue(1);

@@ -37,6 +37,7 @@ class PickUpIT {
 
     /** started_at of the handler's row, as each handler saw it while it ran. */
     final List<Optional<OffsetDateTime>> seen = new CopyOnWriteArrayList<>();
+
     final List<Optional<String>> traceparents = new CopyOnWriteArrayList<>();
     LogCapture logs;
     String queue;
@@ -49,7 +50,8 @@ class PickUpIT {
         worker = fixture.worker()
                 .queue(queue, 1, 10)
                 .handler(JOB, OrderPlaced.class, (event, context) -> {
-                    seen.add(Optional.ofNullable(fixture.row(context.deliveryId()).getStartedAt()));
+                    seen.add(Optional.ofNullable(
+                            fixture.row(context.deliveryId()).getStartedAt()));
                     traceparents.add(context.traceparent());
                 })
                 .build();
@@ -68,10 +70,13 @@ class PickUpIT {
 
         fixture.publish(sent);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> fixture.status(sent.deliveryId()) == OutboxDeliveryStatus.completed);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> fixture.status(sent.deliveryId()) == OutboxDeliveryStatus.completed);
         OutboxDeliveriesRecord row = fixture.row(sent.deliveryId());
         assertThat(seen).as("the handler saw its start").singleElement().isEqualTo(Optional.of(row.getStartedAt()));
-        assertThat(row.getStartedAt()).as("started at the worker's now, never before the dispatch").isEqualTo(row.getDispatchedAt());
+        assertThat(row.getStartedAt())
+                .as("started at the worker's now, never before the dispatch")
+                .isEqualTo(row.getDispatchedAt());
         assertThat(row.getUnstartedTimeouts()).isZero();
     }
 
@@ -81,7 +86,8 @@ class PickUpIT {
 
         fixture.publish(sent, FORGED);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> fixture.status(sent.deliveryId()) == OutboxDeliveryStatus.completed);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> fixture.status(sent.deliveryId()) == OutboxDeliveryStatus.completed);
         assertThat(traceparents).containsExactly(Optional.empty());
     }
 
@@ -92,9 +98,14 @@ class PickUpIT {
 
         fixture.publish(sent);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> logs.lines("WARN", sent.deliveryId(), "publish route's delivery").size() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> logs.lines("WARN", sent.deliveryId(), "publish route's delivery")
+                                .size()
+                        == 1);
         assertThat(seen).as("no handler ran").isEmpty();
-        assertThat(fixture.row(sent.deliveryId())).as("the relay's delivery, untouched").isEqualTo(before);
+        assertThat(fixture.row(sent.deliveryId()))
+                .as("the relay's delivery, untouched")
+                .isEqualTo(before);
         worker.close();
         assertThat(fixture.ready(queue)).as("rejected, never requeued").isZero();
     }

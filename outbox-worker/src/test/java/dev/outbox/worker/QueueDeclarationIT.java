@@ -18,7 +18,6 @@ import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,6 +35,7 @@ class QueueDeclarationIT {
 
     @RegisterExtension
     static final WorkerFixture fixture = new WorkerFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
     static final RabbitExtension rabbit = fixture.rabbit;
 
@@ -56,7 +56,11 @@ class QueueDeclarationIT {
                 .dataSource(db.dataSource())
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(db.tables())
-                .routes(Routes.builder().route("order.placed", Route.job("ping", queue, RetrySchedule.seconds(1), Duration.ofSeconds(60))).build())
+                .routes(Routes.builder()
+                        .route(
+                                "order.placed",
+                                Route.job("ping", queue, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                        .build())
                 .queueType(QueueType.QUORUM)
                 .notifications(false)
                 .build();
@@ -67,12 +71,16 @@ class QueueDeclarationIT {
     }
 
     private OutboxDeliveryStatus statusOf(UUID eventId) {
-        return fixture.mapped.select(OUTBOX_DELIVERIES.STATUS).from(OUTBOX_DELIVERIES)
-                .where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId)).fetchOne(OUTBOX_DELIVERIES.STATUS);
+        return fixture.mapped
+                .select(OUTBOX_DELIVERIES.STATUS)
+                .from(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId))
+                .fetchOne(OUTBOX_DELIVERIES.STATUS);
     }
 
     private boolean exists(String queue) throws Exception {
-        try (Connection c = rabbit.connectionFactory().newConnection(); Channel ch = c.createChannel()) {
+        try (Connection c = rabbit.connectionFactory().newConnection();
+                Channel ch = c.createChannel()) {
             ch.queueDeclarePassive(queue);
             return true;
         } catch (IOException e) {

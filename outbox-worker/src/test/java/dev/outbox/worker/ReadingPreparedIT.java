@@ -68,13 +68,18 @@ class ReadingPreparedIT {
         String queue = rabbit.queue("prepared");
         Recording serializer = new Recording();
         DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
-        Outbox outbox = Outbox.builder().tables(db.tables()).notifications(false).build();
+        Outbox outbox =
+                Outbox.builder().tables(db.tables()).notifications(false).build();
         dsl.transaction(tx -> outbox.record(tx.dsl(), new OrderPlaced(1)));
         try (OutboxRelay relay = OutboxRelay.builder()
                 .dataSource(db.dataSource())
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(db.tables())
-                .routes(Routes.builder().route("order.placed", Route.job("ship", queue, RetrySchedule.seconds(1), Duration.ofSeconds(60))).build())
+                .routes(Routes.builder()
+                        .route(
+                                "order.placed",
+                                Route.job("ship", queue, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                        .build())
                 .notifications(false)
                 .build()) {
             relay.runOnce(); // the queue and its message are there before the worker starts
@@ -86,13 +91,14 @@ class ReadingPreparedIT {
                 .serializer(serializer)
                 .shutdownHook(false)
                 .queue(queue, 2, 10)
-                .handler("ship", OrderPlaced.class, (event, context) -> { })
-                .handler("bill", InvoiceSent.class, (event, context) -> { })
+                .handler("ship", OrderPlaced.class, (event, context) -> {})
+                .handler("bill", InvoiceSent.class, (event, context) -> {})
                 .build()) {
             worker.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> serializer.calls.contains("deserialize OrderPlaced"));
         }
-        assertThat(serializer.calls.subList(0, 2)).containsExactlyInAnyOrder("prepare OrderPlaced", "prepare InvoiceSent");
+        assertThat(serializer.calls.subList(0, 2))
+                .containsExactlyInAnyOrder("prepare OrderPlaced", "prepare InvoiceSent");
         assertThat(serializer.calls.subList(2, serializer.calls.size())).containsOnly("deserialize OrderPlaced");
     }
 }

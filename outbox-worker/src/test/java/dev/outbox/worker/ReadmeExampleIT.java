@@ -8,7 +8,6 @@ import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import dev.outbox.worker.WorkerFixture.Sent;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -67,25 +66,40 @@ class ReadmeExampleIT {
                         }
                         mailer.sendConfirmation(event.email(), event.orderId());
                     })
-                    .handler("charge-order", OrderPlaced.class, (event, context) ->
-                            dsl.transaction(tx -> inbox.runOnce(tx.dsl(), "billing", context.eventId().toString(),
-                                    ctx -> ctx.insertInto(DSL.table("charges")).values(event.orderId()).execute())))
+                    .handler(
+                            "charge-order",
+                            OrderPlaced.class,
+                            (event, context) -> dsl.transaction(tx -> inbox.runOnce(
+                                    tx.dsl(),
+                                    "billing",
+                                    context.eventId().toString(),
+                                    ctx -> ctx.insertInto(DSL.table("charges"))
+                                            .values(event.orderId())
+                                            .execute())))
                     .shutdownGrace(Duration.ofSeconds(30))
                     .shutdownHook(false)
                     .build();
             worker.start();
             try {
-                Sent mail = fixture.dispatched(new OrderPlaced(7, "a@example.com"), "send-confirmation", emails, List.of(1));
+                Sent mail = fixture.dispatched(
+                        new OrderPlaced(7, "a@example.com"), "send-confirmation", emails, List.of(1));
                 fixture.publish(mail);
-                await().atMost(Duration.ofSeconds(10)).until(() -> fixture.status(mail.deliveryId()) == OutboxDeliveryStatus.pending);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> fixture.status(mail.deliveryId()) == OutboxDeliveryStatus.pending);
                 fixture.publish(fixture.dispatchAgain(mail)); // the relay's next dispatch
-                await().atMost(Duration.ofSeconds(10)).until(() -> fixture.status(mail.deliveryId()) == OutboxDeliveryStatus.completed);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> fixture.status(mail.deliveryId()) == OutboxDeliveryStatus.completed);
 
-                Sent charge = fixture.dispatched(new OrderPlaced(8, "a@example.com"), "charge-order", billing, List.of(60));
+                Sent charge =
+                        fixture.dispatched(new OrderPlaced(8, "a@example.com"), "charge-order", billing, List.of(60));
                 fixture.publish(charge);
-                await().atMost(Duration.ofSeconds(10)).until(() -> fixture.status(charge.deliveryId()) == OutboxDeliveryStatus.completed);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> fixture.status(charge.deliveryId()) == OutboxDeliveryStatus.completed);
                 // the same event handled again (a late duplicate, say): the inbox keeps the charge single
-                boolean appliedTwice = dsl.transactionResult(tx -> inbox.runOnce(tx.dsl(), "billing", charge.eventId().toString(),
+                boolean appliedTwice = dsl.transactionResult(tx -> inbox.runOnce(
+                        tx.dsl(),
+                        "billing",
+                        charge.eventId().toString(),
                         ctx -> ctx.insertInto(DSL.table("charges")).values(8L).execute()));
                 assertThat(appliedTwice).isFalse();
             } finally {

@@ -66,9 +66,18 @@ class ShutdownHookIT {
         try (WorkerFixture fixture = new WorkerFixture(db, rabbit)) {
             String queue = fixture.queue("hook");
             TestPostgres pg = TestPostgres.get();
-            Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), ShutdownHookIT.class.getName(),
-                    pg.jdbcUrl(), pg.user(), pg.password(), rabbit.uri(), db.schema(), queue)
+            Process child = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "java")
+                                    .toString(),
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            ShutdownHookIT.class.getName(),
+                            pg.jdbcUrl(),
+                            pg.user(),
+                            pg.password(),
+                            rabbit.uri(),
+                            db.schema(),
+                            queue)
                     .redirectErrorStream(true)
                     .start();
             try {
@@ -83,7 +92,9 @@ class ShutdownHookIT {
                 assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
                 assertThat(fixture.status(sent.deliveryId())).isEqualTo(OutboxDeliveryStatus.failed);
                 assertThat(fixture.row(sent.deliveryId()).getFailureReason()).isEqualTo("worker_died");
-                assertThat(fixture.ready(queue)).as("the message was acknowledged after T8").isZero();
+                assertThat(fixture.ready(queue))
+                        .as("the message was acknowledged after T8")
+                        .isZero();
             } finally {
                 child.destroyForcibly();
             }
@@ -102,17 +113,20 @@ class ShutdownHookIT {
         private final Thread reader;
 
         ChildOutput(Process child) {
-            reader = new Thread(() -> {
-                try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = out.readLine()) != null) {
-                        System.err.println("child: " + line);
-                        lines.add(line);
-                    }
-                } catch (IOException e) {
-                    System.err.println("child output: " + e);
-                }
-            }, "child-output");
+            reader = new Thread(
+                    () -> {
+                        try (BufferedReader out = new BufferedReader(
+                                new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+                            String line;
+                            while ((line = out.readLine()) != null) {
+                                System.err.println("child: " + line);
+                                lines.add(line);
+                            }
+                        } catch (IOException e) {
+                            System.err.println("child output: " + e);
+                        }
+                    },
+                    "child-output");
             reader.setDaemon(true);
             reader.start();
         }

@@ -46,11 +46,14 @@ class ShutdownIT {
     @Test
     void letsARunningJobFinishWithinTheGracePeriod() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
-        OutboxWorker worker = fixture.worker().queue(queue, 1, 5).shutdownGrace(Duration.ofSeconds(10))
+        OutboxWorker worker = fixture.worker()
+                .queue(queue, 1, 5)
+                .shutdownGrace(Duration.ofSeconds(10))
                 .handler(JOB, OrderPlaced.class, (event, context) -> {
                     started.countDown();
                     Thread.sleep(300); // the job's work: it is still running when close() begins
-                }).build();
+                })
+                .build();
         worker.start();
         Sent sent = fixture.dispatched(new OrderPlaced(1), JOB, queue, List.of(60));
         fixture.publish(sent);
@@ -65,11 +68,14 @@ class ShutdownIT {
     @Test
     void marksAJobStillRunningAfterTheGracePeriodWorkerDiedAndGivesBackTheMessagesNotStarted() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
-        OutboxWorker worker = fixture.worker().queue(queue, 1, 5).shutdownGrace(Duration.ofMillis(300))
+        OutboxWorker worker = fixture.worker()
+                .queue(queue, 1, 5)
+                .shutdownGrace(Duration.ofMillis(300))
                 .handler(JOB, OrderPlaced.class, (event, context) -> {
                     started.countDown();
                     release.await(); // a job that does not stop in time (it is interrupted when the worker closes)
-                }).build();
+                })
+                .build();
         worker.start();
         Sent running = fixture.dispatched(new OrderPlaced(2), JOB, queue, List.of(60));
         Sent waiting1 = fixture.dispatched(new OrderPlaced(3), JOB, queue, List.of(60));
@@ -87,6 +93,7 @@ class ShutdownIT {
         assertThat(logs.lines("ERROR", running.deliveryId(), "worker_died")).hasSize(1);
         assertThat(fixture.status(waiting1.deliveryId())).isEqualTo(OutboxDeliveryStatus.dispatched);
         assertThat(fixture.status(waiting2.deliveryId())).isEqualTo(OutboxDeliveryStatus.dispatched);
-        await().atMost(Duration.ofSeconds(5)).until(() -> fixture.ready(queue) == 2); // the two never started, back in the queue
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> fixture.ready(queue) == 2); // the two never started, back in the queue
     }
 }

@@ -61,11 +61,14 @@ class TraceContextIT {
 
     static final InMemorySpanExporter spans = InMemorySpanExporter.create();
     static final OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-            .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
+            .setTracerProvider(SdkTracerProvider.builder()
+                    .addSpanProcessor(SimpleSpanProcessor.create(spans))
+                    .build())
             .build();
 
     private final DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
-    private final Outbox outbox = Outbox.builder().tables(db.tables()).notifications(false).build();
+    private final Outbox outbox =
+            Outbox.builder().tables(db.tables()).notifications(false).build();
 
     @AfterAll
     static void closeSdk() {
@@ -77,7 +80,11 @@ class TraceContextIT {
                 .dataSource(db.dataSource())
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(db.tables())
-                .routes(Routes.builder().route("order.placed", Route.job("ping", queue, RetrySchedule.seconds(1), Duration.ofSeconds(60))).build())
+                .routes(Routes.builder()
+                        .route(
+                                "order.placed",
+                                Route.job("ping", queue, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                        .build())
                 .notifications(false)
                 .build()) {
             relay.runOnce();
@@ -85,18 +92,25 @@ class TraceContextIT {
     }
 
     private OutboxDeliveryStatus statusOf(UUID eventId) {
-        return OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_DELIVERIES.STATUS).from(OUTBOX_DELIVERIES)
-                .where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId)).fetchOne(OUTBOX_DELIVERIES.STATUS);
+        return OutboxDsl.mapped(dsl, db.tables())
+                .select(OUTBOX_DELIVERIES.STATUS)
+                .from(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId))
+                .fetchOne(OUTBOX_DELIVERIES.STATUS);
     }
 
     private String storedTraceparent(UUID eventId) {
-        return OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_EVENTS.TRACEPARENT).from(OUTBOX_EVENTS)
-                .where(OUTBOX_EVENTS.ID.eq(eventId)).fetchOne(OUTBOX_EVENTS.TRACEPARENT);
+        return OutboxDsl.mapped(dsl, db.tables())
+                .select(OUTBOX_EVENTS.TRACEPARENT)
+                .from(OUTBOX_EVENTS)
+                .where(OUTBOX_EVENTS.ID.eq(eventId))
+                .fetchOne(OUTBOX_EVENTS.TRACEPARENT);
     }
 
     @Test
     @SuppressWarnings("try") // the scope makes the span current while recording, never read
-    void theSpanThatRecordedTheEventIsTheParentOfTheWorkersConsumerSpanAndItsIdsAreInTheMdcDuringTheHandler() throws Exception {
+    void theSpanThatRecordedTheEventIsTheParentOfTheWorkersConsumerSpanAndItsIdsAreInTheMdcDuringTheHandler()
+            throws Exception {
         String queue = rabbit.queue("traced");
         Span request = otel.getTracer("test").spanBuilder("POST /orders").startSpan();
         UUID eventId;
@@ -106,7 +120,9 @@ class TraceContextIT {
             request.end();
         }
         SpanContext recorded = request.getSpanContext();
-        assertThat(storedTraceparent(eventId)).isEqualTo("00-" + recorded.getTraceId() + "-" + recorded.getSpanId() + "-" + recorded.getTraceFlags().asHex());
+        assertThat(storedTraceparent(eventId))
+                .isEqualTo("00-" + recorded.getTraceId() + "-" + recorded.getSpanId() + "-"
+                        + recorded.getTraceFlags().asHex());
 
         List<Object> seen = new CopyOnWriteArrayList<>();
         ListAppender<ILoggingEvent> logged = new ListAppender<>();
@@ -134,16 +150,22 @@ class TraceContextIT {
             root.detachAppender(logged);
         }
 
-        SpanData consumer = spans.getFinishedSpanItems().stream().filter(s -> s.getKind() == SpanKind.CONSUMER).findFirst().orElseThrow();
+        SpanData consumer = spans.getFinishedSpanItems().stream()
+                .filter(s -> s.getKind() == SpanKind.CONSUMER)
+                .findFirst()
+                .orElseThrow();
         assertThat(consumer.getTraceId()).isEqualTo(recorded.getTraceId());
         assertThat(consumer.getParentSpanId()).isEqualTo(recorded.getSpanId());
         assertThat(consumer.getName()).isEqualTo("process " + queue);
-        assertThat(consumer.getAttributes().asMap().toString()).contains("outbox.job.type=ping", "messaging.destination.name=" + queue);
+        assertThat(consumer.getAttributes().asMap().toString())
+                .contains("outbox.job.type=ping", "messaging.destination.name=" + queue);
         assertThat(consumer.getStatus().getDescription()).isEqualTo(RetryableOutboxException.class.getName());
 
         SpanContext inHandler = (SpanContext) seen.get(1);
         assertThat(seen.get(0)).isEqualTo(Optional.of(storedTraceparent(eventId)));
-        assertThat(inHandler.getSpanId()).as("the consumer span is current in the handler").isEqualTo(consumer.getSpanId());
+        assertThat(inHandler.getSpanId())
+                .as("the consumer span is current in the handler")
+                .isEqualTo(consumer.getSpanId());
         assertThat(seen.get(2)).isEqualTo(consumer.getTraceId() + " " + consumer.getSpanId());
 
         List<ILoggingEvent> retryLines = logged.list.stream()
@@ -161,17 +183,22 @@ class TraceContextIT {
     void aTracerOfTheBuildersOwnGetsTheRecordedTraceAndEndsItsSpanOnTheHandlersThreadWithTheFailure() throws Exception {
         String queue = rabbit.queue("own-tracer");
         String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-        UUID eventId = dsl.transactionResult(tx -> outbox.record(tx.dsl(),
-                dev.outbox.api.NewEvent.of(new OrderPlaced(2)).withTraceparent(traceparent).withTracestate("congo=t61")));
+        UUID eventId = dsl.transactionResult(tx -> outbox.record(
+                tx.dsl(),
+                dev.outbox.api.NewEvent.of(new OrderPlaced(2))
+                        .withTraceparent(traceparent)
+                        .withTracestate("congo=t61")));
 
         ThreadLocal<String> current = new ThreadLocal<>();
         List<Object> seen = new CopyOnWriteArrayList<>();
         JobTracer tracer = job -> {
-            seen.add(job.traceparent().orElse("none") + " " + job.tracestate().orElse("none") + " " + job.queue() + " " + job.jobType());
+            seen.add(job.traceparent().orElse("none") + " " + job.tracestate().orElse("none") + " " + job.queue() + " "
+                    + job.jobType());
             current.set("span of " + job.eventId());
             Thread started = Thread.currentThread();
             return failure -> {
-                seen.add((failure == null ? "none" : failure.getClass().getName()) + " " + (Thread.currentThread() == started));
+                seen.add((failure == null ? "none" : failure.getClass().getName()) + " "
+                        + (Thread.currentThread() == started));
                 current.remove();
             };
         };
@@ -191,16 +218,24 @@ class TraceContextIT {
             worker.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> statusOf(eventId) == OutboxDeliveryStatus.pending);
         }
-        assertThat(seen).containsExactly(traceparent + " congo=t61 " + queue + " ping", "span of " + eventId,
-                RetryableOutboxException.class.getName() + " true");
+        assertThat(seen)
+                .containsExactly(
+                        traceparent + " congo=t61 " + queue + " ping",
+                        "span of " + eventId,
+                        RetryableOutboxException.class.getName() + " true");
     }
 
     @Test
     void aTracerAndAnOpenTelemetryTogetherAreRefused() {
-        OutboxWorker.Builder both = OutboxWorker.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory())
-                .queue(rabbit.queue("both"), 1, 10).tracer(JobTracer.NONE).openTelemetry(otel)
+        OutboxWorker.Builder both = OutboxWorker.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .queue(rabbit.queue("both"), 1, 10)
+                .tracer(JobTracer.NONE)
+                .openTelemetry(otel)
                 .handler("ping", OrderPlaced.class, (event, context) -> {});
-        org.assertj.core.api.Assertions.assertThatThrownBy(both::build).isInstanceOf(IllegalArgumentException.class)
+        org.assertj.core.api.Assertions.assertThatThrownBy(both::build)
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("tracer or openTelemetry: set at most one of them");
     }
 }

@@ -42,7 +42,8 @@ class WaitingInWorkerIT {
         CountDownLatch release = new CountDownLatch(1);
         Sent first = fixture.dispatched(new OrderPlaced(1), JOB, queue, List.of());
         Sent second = fixture.dispatched(new OrderPlaced(2), JOB, queue, List.of());
-        fixture.mapped.update(OUTBOX_DELIVERIES)
+        fixture.mapped
+                .update(OUTBOX_DELIVERIES)
                 .set(OUTBOX_DELIVERIES.DELIVERY_TIMEOUT_SECONDS, TIMEOUT_SECONDS)
                 .where(OUTBOX_DELIVERIES.ID.in(first.deliveryId(), second.deliveryId()))
                 .execute();
@@ -58,20 +59,30 @@ class WaitingInWorkerIT {
                 .build()) {
             worker.start();
             fixture.publish(first);
-            assertThat(firstRunning.await(20, TimeUnit.SECONDS)).as("the first job runs").isTrue();
+            assertThat(firstRunning.await(20, TimeUnit.SECONDS))
+                    .as("the first job runs")
+                    .isTrue();
             fixture.publish(second);
-            await().atMost(Duration.ofSeconds(10)).until(() -> fixture.row(second.deliveryId()).getStartedAt() != null);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> fixture.row(second.deliveryId()).getStartedAt() != null);
 
-            Thread.sleep(TimeUnit.SECONDS.toMillis(TIMEOUT_SECONDS + 2)); // both past their timeout counted from the first start
+            Thread.sleep(TimeUnit.SECONDS.toMillis(
+                    TIMEOUT_SECONDS + 2)); // both past their timeout counted from the first start
 
-            RelayTransitions relay = new RelayTransitions(fixture.tables(), new RouteTable(Map.of()), Clock.systemUTC());
+            RelayTransitions relay =
+                    new RelayTransitions(fixture.tables(), new RouteTable(Map.of()), Clock.systemUTC());
             List<RetryOutcome> timedOut = fixture.dsl.transactionResult(tx -> relay.timeOut(tx.dsl(), 100));
-            assertThat(timedOut).as("only the job that started and overran").extracting(RetryOutcome::deliveryId)
+            assertThat(timedOut)
+                    .as("only the job that started and overran")
+                    .extracting(RetryOutcome::deliveryId)
                     .containsExactly(first.deliveryId());
-            assertThat(fixture.row(second.deliveryId()).getAttempts()).as("no attempt spent").isEqualTo(1);
+            assertThat(fixture.row(second.deliveryId()).getAttempts())
+                    .as("no attempt spent")
+                    .isEqualTo(1);
 
             release.countDown();
-            await().atMost(Duration.ofSeconds(20)).until(() -> fixture.status(second.deliveryId()) == OutboxDeliveryStatus.completed);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> fixture.status(second.deliveryId()) == OutboxDeliveryStatus.completed);
         }
         assertThat(fixture.row(first.deliveryId()).getFailureReason()).isEqualTo("timeout");
     }

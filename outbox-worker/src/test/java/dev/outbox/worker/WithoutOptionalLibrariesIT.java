@@ -43,7 +43,9 @@ class WithoutOptionalLibrariesIT {
 
     /** The child JVM: records one event, then runs the job of the delivery named in the arguments, and says what it saw. */
     public static void main(String[] args) throws Exception {
-        for (String absent : List.of("io.micrometer.core.instrument.MeterRegistry", "io.opentelemetry.api.OpenTelemetry",
+        for (String absent : List.of(
+                "io.micrometer.core.instrument.MeterRegistry",
+                "io.opentelemetry.api.OpenTelemetry",
                 "io.opentelemetry.context.Context")) {
             try {
                 Class.forName(absent);
@@ -59,7 +61,8 @@ class WithoutOptionalLibrariesIT {
         ds.setPassword(args[2]);
         OutboxTables tables = OutboxTables.defaults().withSchema(args[4]);
         Outbox outbox = Outbox.builder().tables(tables).notifications(false).build();
-        UUID recorded = DSL.using(ds, SQLDialect.POSTGRES).transactionResult(tx -> outbox.record(tx.dsl(), new OrderPlaced(2)));
+        UUID recorded =
+                DSL.using(ds, SQLDialect.POSTGRES).transactionResult(tx -> outbox.record(tx.dsl(), new OrderPlaced(2)));
         System.out.println("recorded " + recorded);
 
         CountDownLatch handled = new CountDownLatch(1);
@@ -70,7 +73,8 @@ class WithoutOptionalLibrariesIT {
                 .shutdownHook(false)
                 .queue(args[5], 1, 1)
                 .handler("ping", OrderPlaced.class, (event, context) -> {
-                    System.out.println("handled " + context.deliveryId() + " traceparent " + context.traceparent().orElse("none"));
+                    System.out.println("handled " + context.deliveryId() + " traceparent "
+                            + context.traceparent().orElse("none"));
                     handled.countDown();
                 })
                 .build()) {
@@ -88,16 +92,27 @@ class WithoutOptionalLibrariesIT {
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                 .filter(entry -> !entry.contains("micrometer") && !entry.contains("opentelemetry"))
                 .collect(Collectors.joining(File.pathSeparator));
-        assertThat(System.getProperty("java.class.path")).as("this JVM has both, so the filter removes something")
-                .contains("micrometer-core").contains("opentelemetry-api");
+        assertThat(System.getProperty("java.class.path"))
+                .as("this JVM has both, so the filter removes something")
+                .contains("micrometer-core")
+                .contains("opentelemetry-api");
         try (WorkerFixture fixture = new WorkerFixture(db, rabbit)) {
             String queue = fixture.queue("no-optional-jars");
             Sent sent = fixture.dispatched(new OrderPlaced(1), "ping", queue, List.of(60));
             fixture.publish(sent);
             TestPostgres pg = TestPostgres.get();
-            Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", classPath, WithoutOptionalLibrariesIT.class.getName(),
-                    pg.jdbcUrl(), pg.user(), pg.password(), rabbit.uri(), db.schema(), queue)
+            Process child = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "java")
+                                    .toString(),
+                            "-cp",
+                            classPath,
+                            WithoutOptionalLibrariesIT.class.getName(),
+                            pg.jdbcUrl(),
+                            pg.user(),
+                            pg.password(),
+                            rabbit.uri(),
+                            db.schema(),
+                            queue)
                     .redirectErrorStream(true)
                     .start();
             CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
@@ -114,7 +129,8 @@ class WithoutOptionalLibrariesIT {
                 System.err.println(output);
                 assertThat(exited).as("the child JVM exited").isTrue();
                 assertThat(child.exitValue()).as(output).isZero();
-                assertThat(output).contains("recorded ", "handled " + sent.deliveryId() + " traceparent none", "closed")
+                assertThat(output)
+                        .contains("recorded ", "handled " + sent.deliveryId() + " traceparent none", "closed")
                         .doesNotContain("NoClassDefFoundError", "ClassNotFoundException");
                 assertThat(fixture.status(sent.deliveryId())).isEqualTo(OutboxDeliveryStatus.completed);
             } finally {

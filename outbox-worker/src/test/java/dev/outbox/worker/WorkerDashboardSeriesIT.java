@@ -39,6 +39,7 @@ class WorkerDashboardSeriesIT {
 
     @RegisterExtension
     static final WorkerFixture fixture = new WorkerFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
 
     @EventType("order.placed")
@@ -50,31 +51,42 @@ class WorkerDashboardSeriesIT {
     @BeforeAll
     static void everyWorkerAndRecordingMeterInAPrometheusRegistry() throws Exception {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        Outbox outbox = Outbox.builder().tables(fixture.tables()).meterRegistry(registry).build();
+        Outbox outbox = Outbox.builder()
+                .tables(fixture.tables())
+                .meterRegistry(registry)
+                .build();
         DSL.using(db.dataSource(), SQLDialect.POSTGRES).transaction(tx -> outbox.record(tx.dsl(), new OrderPlaced(0)));
 
         String queue = fixture.queue("dashboard");
-        try (OutboxWorker worker = fixture.worker().queue(queue, 2, 10).meterRegistry(registry)
+        try (OutboxWorker worker = fixture.worker()
+                .queue(queue, 2, 10)
+                .meterRegistry(registry)
                 .handler("job", OrderPlaced.class, (event, context) -> {
                     if (event.orderId() == 2) {
                         throw new IllegalStateException("broken");
                     }
-                }).build()) {
+                })
+                .build()) {
             worker.start();
             Sent completes = fixture.dispatched(new OrderPlaced(1), "job", queue, List.of(60));
             Sent fails = fixture.dispatched(new OrderPlaced(2), "job", queue, List.of(60));
             fixture.publish(completes);
             fixture.publish(fails);
             fixture.publishRaw(queue, "not json".getBytes(StandardCharsets.UTF_8));
-            await().atMost(Duration.ofSeconds(15)).until(() -> fixture.status(completes.deliveryId()) == OutboxDeliveryStatus.completed
-                    && fixture.status(fails.deliveryId()) == OutboxDeliveryStatus.failed
-                    && registry.find("outbox.worker.messages.dropped").counter() != null);
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> fixture.status(completes.deliveryId()) == OutboxDeliveryStatus.completed
+                            && fixture.status(fails.deliveryId()) == OutboxDeliveryStatus.failed
+                            && registry.find("outbox.worker.messages.dropped").counter() != null);
         }
-        meters = registry.getMeters().stream().map(m -> m.getId().getName())
+        meters = registry.getMeters().stream()
+                .map(m -> m.getId().getName())
                 .filter(n -> n.startsWith("outbox.worker.") || n.startsWith("outbox.events."))
                 .collect(Collectors.toCollection(TreeSet::new));
-        series = registry.scrape().lines().filter(l -> !l.startsWith("#") && !l.isBlank())
-                .map(l -> l.split("[{ ]", 2)[0]).collect(Collectors.toCollection(TreeSet::new));
+        series = registry.scrape()
+                .lines()
+                .filter(l -> !l.startsWith("#") && !l.isBlank())
+                .map(l -> l.split("[{ ]", 2)[0])
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     @Test
@@ -87,7 +99,8 @@ class WorkerDashboardSeriesIT {
 
     @Test
     void theDashboardChartsOnlySeriesOfTheseMetersAndEachOfThem() throws Exception {
-        JsonNode dashboard = new ObjectMapper().readTree(docs().resolve("grafana/outbox-dashboard.json").toFile());
+        JsonNode dashboard = new ObjectMapper()
+                .readTree(docs().resolve("grafana/outbox-dashboard.json").toFile());
         List<String> exprs = new ArrayList<>();
         dashboard.findValues("expr").forEach(e -> exprs.add(e.asText()));
         Set<String> used = ours(PromQl.series(exprs));
@@ -102,7 +115,8 @@ class WorkerDashboardSeriesIT {
 
     @Test
     void theAlertRulesUseOnlySeriesOfTheseMeters() throws Exception {
-        JsonNode rules = new YAMLMapper().readTree(docs().resolve("prometheus/outbox-alerts.yml").toFile());
+        JsonNode rules = new YAMLMapper()
+                .readTree(docs().resolve("prometheus/outbox-alerts.yml").toFile());
         List<String> exprs = new ArrayList<>();
         rules.findValues("expr").forEach(e -> exprs.add(e.asText()));
         List<String> alerts = new ArrayList<>();
@@ -113,7 +127,8 @@ class WorkerDashboardSeriesIT {
     }
 
     static Set<String> ours(Set<String> used) {
-        return used.stream().filter(s -> s.startsWith("outbox_worker_") || s.startsWith("outbox_events_"))
+        return used.stream()
+                .filter(s -> s.startsWith("outbox_worker_") || s.startsWith("outbox_events_"))
                 .collect(Collectors.toCollection(TreeSet::new));
     }
 

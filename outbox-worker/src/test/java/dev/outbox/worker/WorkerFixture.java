@@ -55,11 +55,19 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
     static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
 
     /** A dispatched delivery as the relay would have sent it. */
-    record Sent(UUID eventId, UUID deliveryId, UUID dispatchId, String eventType, String jobType, String queue, int attempt,
+    record Sent(
+            UUID eventId,
+            UUID deliveryId,
+            UUID dispatchId,
+            String eventType,
+            String jobType,
+            String queue,
+            int attempt,
             boolean lastAttempt) {
 
         DeliveryMessage message() {
-            return new DeliveryMessage(eventId, deliveryId, dispatchId, eventType, jobType, attempt, lastAttempt, null, null);
+            return new DeliveryMessage(
+                    eventId, deliveryId, dispatchId, eventType, jobType, attempt, lastAttempt, null, null);
         }
     }
 
@@ -68,6 +76,7 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
     final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
     /** Set when the fixture opens (at once, or in {@link #beforeAll} as an extension). */
     DSLContext dsl;
+
     DSLContext mapped;
     Outbox outbox;
     private @Nullable Connection connection;
@@ -93,7 +102,11 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
     private void open() throws Exception {
         this.dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
         this.mapped = OutboxDsl.mapped(dsl, db.tables());
-        this.outbox = Outbox.builder().tables(db.tables()).clock(clock).notifications(false).build();
+        this.outbox = Outbox.builder()
+                .tables(db.tables())
+                .clock(clock)
+                .notifications(false)
+                .build();
         this.connection = rabbit.connectionFactory().newConnection("worker-test-publisher");
         this.channel = connection.createChannel();
     }
@@ -157,11 +170,20 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
     Sent dispatched(Object event, String jobType, String queue, List<Integer> delays) {
         return dsl.transactionResult(tx -> {
             UUID eventId = outbox.record(tx.dsl(), event);
-            OutboxDeliveriesRecord row = dispatchedRow(eventId, jobType, queue, delays).insert(OutboxDsl.mapped(tx.dsl(), tables()));
+            OutboxDeliveriesRecord row =
+                    dispatchedRow(eventId, jobType, queue, delays).insert(OutboxDsl.mapped(tx.dsl(), tables()));
             UUID deliveryId = row.getId();
             UUID dispatchId = row.getDispatchId();
             String eventType = outbox.eventTypes().nameOf(event.getClass());
-            return new Sent(eventId, deliveryId, dispatchId, eventType, jobType, queue, 1, RetryPolicy.lastAttempt(1, delays.size()));
+            return new Sent(
+                    eventId,
+                    deliveryId,
+                    dispatchId,
+                    eventType,
+                    jobType,
+                    queue,
+                    1,
+                    RetryPolicy.lastAttempt(1, delays.size()));
         });
     }
 
@@ -176,7 +198,8 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
                 InsertSetStep<OutboxDeliveriesRecord> insert = ctx.insertInto(OUTBOX_DELIVERIES);
                 InsertSetMoreStep<OutboxDeliveriesRecord> rows = null;
                 for (UUID eventId : eventIds.subList(from, Math.min(eventIds.size(), from + 1_000))) {
-                    OutboxDeliveriesRecord row = dispatchedRow(eventId, jobType, queue, List.of()).record();
+                    OutboxDeliveriesRecord row =
+                            dispatchedRow(eventId, jobType, queue, List.of()).record();
                     rows = rows == null ? insert.set(row) : rows.newRecord().set(row);
                     sent.add(new Sent(eventId, row.getId(), row.getDispatchId(), eventType, jobType, queue, 1, true));
                 }
@@ -221,8 +244,15 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
         if (row == null) {
             throw new IllegalStateException("delivery " + previous.deliveryId() + " cannot be dispatched again");
         }
-        return new Sent(previous.eventId(), previous.deliveryId(), row.getDispatchId(), previous.eventType(), previous.jobType(),
-                previous.queue(), row.getAttempts(), RetryPolicy.lastAttempt(row.getAttempts(), row.getRetryDelaysSeconds().length));
+        return new Sent(
+                previous.eventId(),
+                previous.deliveryId(),
+                row.getDispatchId(),
+                previous.eventType(),
+                previous.jobType(),
+                previous.queue(),
+                row.getAttempts(),
+                RetryPolicy.lastAttempt(row.getAttempts(), row.getRetryDelaysSeconds().length));
     }
 
     /** Publishes the message of {@code sent} as the relay does. */
@@ -237,17 +267,33 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
     Sent dispatchedPublish(Object event, String exchange, String queue) {
         return dsl.transactionResult(tx -> {
             UUID eventId = outbox.record(tx.dsl(), event);
-            OutboxDeliveriesRecord row = dispatchedRow(eventId, "publish-" + exchange, queue, List.of()).publish(exchange, "key")
+            OutboxDeliveriesRecord row = dispatchedRow(eventId, "publish-" + exchange, queue, List.of())
+                    .publish(exchange, "key")
                     .insert(OutboxDsl.mapped(tx.dsl(), tables()));
-            return new Sent(eventId, row.getId(), row.getDispatchId(), outbox.eventTypes().nameOf(event.getClass()), row.getJobType(), queue,
-                    1, true);
+            return new Sent(
+                    eventId,
+                    row.getId(),
+                    row.getDispatchId(),
+                    outbox.eventTypes().nameOf(event.getClass()),
+                    row.getJobType(),
+                    queue,
+                    1,
+                    true);
         });
     }
 
     /** Publishes a message to {@code queue} as the relay would, with the given trace context in its body. */
     void publish(Sent sent, String traceparent) throws IOException {
-        DeliveryMessage m = new DeliveryMessage(sent.eventId(), sent.deliveryId(), sent.dispatchId(), sent.eventType(), sent.jobType(),
-                sent.attempt(), sent.lastAttempt(), traceparent, null);
+        DeliveryMessage m = new DeliveryMessage(
+                sent.eventId(),
+                sent.deliveryId(),
+                sent.dispatchId(),
+                sent.eventType(),
+                sent.jobType(),
+                sent.attempt(),
+                sent.lastAttempt(),
+                traceparent,
+                null);
         synchronized (channel) {
             channel.basicPublish("", sent.queue(), m.properties(), m.toJson());
         }
@@ -256,12 +302,18 @@ final class WorkerFixture implements BeforeAllCallback, AfterAllCallback, AutoCl
     /** Publishes any body to {@code queue}. */
     void publishRaw(String queue, byte[] body) throws IOException {
         synchronized (channel) {
-            channel.basicPublish("", queue, new AMQP.BasicProperties.Builder().deliveryMode(2).build(), body);
+            channel.basicPublish(
+                    "",
+                    queue,
+                    new AMQP.BasicProperties.Builder().deliveryMode(2).build(),
+                    body);
         }
     }
 
     OutboxDeliveriesRecord row(UUID deliveryId) {
-        OutboxDeliveriesRecord r = mapped.selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(deliveryId)).fetchOne();
+        OutboxDeliveriesRecord r = mapped.selectFrom(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.ID.eq(deliveryId))
+                .fetchOne();
         if (r == null) {
             throw new IllegalStateException("no delivery " + deliveryId);
         }

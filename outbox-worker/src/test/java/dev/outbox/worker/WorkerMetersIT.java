@@ -55,7 +55,11 @@ class WorkerMetersIT {
     }
 
     private void start(JobHandler<OrderPlaced> handler) {
-        OutboxWorker worker = fixture.worker().queue(queue, 2, 10).handler(JOB, OrderPlaced.class, handler).meterRegistry(registry).build();
+        OutboxWorker worker = fixture.worker()
+                .queue(queue, 2, 10)
+                .handler(JOB, OrderPlaced.class, handler)
+                .meterRegistry(registry)
+                .build();
         workers.add(worker);
         worker.start();
     }
@@ -71,17 +75,24 @@ class WorkerMetersIT {
     }
 
     private double jobs(String outcome, String reason) {
-        var counter = registry.find("outbox.worker.jobs").tags("queue", queue, "job.type", JOB, "outcome", outcome, "reason", reason).counter();
+        var counter = registry.find("outbox.worker.jobs")
+                .tags("queue", queue, "job.type", JOB, "outcome", outcome, "reason", reason)
+                .counter();
         return counter == null ? 0 : counter.count();
     }
 
     private double dropped(String reason) {
-        var counter = registry.find("outbox.worker.messages.dropped").tags("queue", queue, "reason", reason).counter();
+        var counter = registry.find("outbox.worker.messages.dropped")
+                .tags("queue", queue, "reason", reason)
+                .counter();
         return counter == null ? 0 : counter.count();
     }
 
     private double inFlight() {
-        return registry.get("outbox.worker.jobs.in.flight").tag("queue", queue).gauge().value();
+        return registry.get("outbox.worker.jobs.in.flight")
+                .tag("queue", queue)
+                .gauge()
+                .value();
     }
 
     private static void awaitValue(Supplier<Double> value, double expected) {
@@ -112,8 +123,16 @@ class WorkerMetersIT {
         awaitValue(() -> jobs("failed", "job_failed"), 1);
         assertThat(jobs("failed", "retries_exhausted")).isZero();
         assertThat(jobs("worker_died", "none")).isZero();
-        assertThat(registry.get("outbox.worker.handler").tags("queue", queue, "job.type", JOB).timer().count()).isEqualTo(4);
-        assertThat(registry.get("outbox.worker.lag").tags("queue", queue, "job.type", JOB).timer().count()).isEqualTo(4);
+        assertThat(registry.get("outbox.worker.handler")
+                        .tags("queue", queue, "job.type", JOB)
+                        .timer()
+                        .count())
+                .isEqualTo(4);
+        assertThat(registry.get("outbox.worker.lag")
+                        .tags("queue", queue, "job.type", JOB)
+                        .timer()
+                        .count())
+                .isEqualTo(4);
         assertThat(inFlight()).isZero();
     }
 
@@ -139,10 +158,12 @@ class WorkerMetersIT {
     void countsDroppedMessagesByReason() throws Exception {
         start((event, context) -> {});
         fixture.publishRaw(queue, "not json".getBytes(StandardCharsets.UTF_8));
-        Sent unknownDelivery = new Sent(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), "order.placed", JOB, queue, 1, false);
+        Sent unknownDelivery =
+                new Sent(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), "order.placed", JOB, queue, 1, false);
         fixture.publish(unknownDelivery);
         Sent current = fixture.dispatched(new OrderPlaced(6, "x"), JOB, queue, List.of(60));
-        fixture.publish(new Sent(current.eventId(), current.deliveryId(), UUID.randomUUID(), current.eventType(), JOB, queue, 1, false));
+        fixture.publish(new Sent(
+                current.eventId(), current.deliveryId(), UUID.randomUUID(), current.eventType(), JOB, queue, 1, false));
         Sent noHandler = fixture.dispatched(new OrderPlaced(7, "x"), "no-such-job", queue, List.of(60));
         fixture.publish(noHandler);
 
@@ -151,7 +172,9 @@ class WorkerMetersIT {
         awaitValue(() -> dropped("unknown_delivery"), 1);
         awaitValue(() -> dropped("stale_dispatch"), 1);
         awaitValue(() -> dropped("unknown_job_type"), 1);
-        assertThat(registry.find("outbox.worker.handler").timers()).as("no handler ran").isEmpty();
+        assertThat(registry.find("outbox.worker.handler").timers())
+                .as("no handler ran")
+                .isEmpty();
         assertThat(registry.find("outbox.worker.jobs").counters()).isEmpty();
     }
 
@@ -178,7 +201,10 @@ class WorkerMetersIT {
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch returned = new CountDownLatch(1);
-        OutboxWorker worker = fixture.worker().queue(queue, 2, 10).shutdownGrace(Duration.ofMillis(200)).meterRegistry(registry)
+        OutboxWorker worker = fixture.worker()
+                .queue(queue, 2, 10)
+                .shutdownGrace(Duration.ofMillis(200))
+                .meterRegistry(registry)
                 .handler(JOB, OrderPlaced.class, (event, context) -> {
                     running.countDown();
                     try {
@@ -194,7 +220,8 @@ class WorkerMetersIT {
                     } finally {
                         returned.countDown();
                     }
-                }).build();
+                })
+                .build();
         workers.add(worker);
         worker.start();
         Sent sent = send(9, List.of(60));
@@ -206,7 +233,8 @@ class WorkerMetersIT {
         assertThat(returned.await(15, TimeUnit.SECONDS)).isTrue();
 
         // what the handler's return would count comes within milliseconds of it; none may come
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> jobs("completed", "none") == 0 && jobs("failed", "job_failed") == 0);
         assertThat(jobs("worker_died", "none")).isEqualTo(1);
         assertThat(fixture.status(sent.deliveryId())).isEqualTo(OutboxDeliveryStatus.failed);
@@ -227,11 +255,20 @@ class WorkerMetersIT {
         awaitValue(() -> dropped("bad_message"), 1);
 
         Map<String, String> documented = MeterDocs.documented();
-        assertThat(registry.getMeters()).extracting(m -> m.getId().getName()).contains("outbox.worker.handler", "outbox.worker.jobs",
-                "outbox.worker.messages.dropped", "outbox.worker.jobs.in.flight", "outbox.worker.lag");
+        assertThat(registry.getMeters())
+                .extracting(m -> m.getId().getName())
+                .contains(
+                        "outbox.worker.handler",
+                        "outbox.worker.jobs",
+                        "outbox.worker.messages.dropped",
+                        "outbox.worker.jobs.in.flight",
+                        "outbox.worker.lag");
         for (Meter meter : registry.getMeters()) {
-            assertThat(documented).as("docs/observability.md lists %s", meter.getId().getName())
-                    .containsEntry(meter.getId().getName(), meter.getId().getType().name().toLowerCase(Locale.ROOT));
+            assertThat(documented)
+                    .as("docs/observability.md lists %s", meter.getId().getName())
+                    .containsEntry(
+                            meter.getId().getName(),
+                            meter.getId().getType().name().toLowerCase(Locale.ROOT));
         }
     }
 
@@ -248,15 +285,21 @@ class WorkerMetersIT {
             Sent failed = fixture.dispatched(new OrderPlaced(12, marker), JOB, queue, List.of(60));
             fixture.publish(failed);
             Sent unreadable = fixture.dispatched(new OrderPlaced(13, marker), JOB, queue, List.of(60));
-            fixture.mapped.update(OUTBOX_EVENTS).set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{\"orderId\":\"" + marker + "\"}"))
-                    .where(OUTBOX_EVENTS.ID.eq(unreadable.eventId())).execute();
+            fixture.mapped
+                    .update(OUTBOX_EVENTS)
+                    .set(OUTBOX_EVENTS.PAYLOAD, JSONB.valueOf("{\"orderId\":\"" + marker + "\"}"))
+                    .where(OUTBOX_EVENTS.ID.eq(unreadable.eventId()))
+                    .execute();
             fixture.publish(unreadable);
             awaitStatus(ok.deliveryId(), OutboxDeliveryStatus.completed);
             awaitStatus(failed.deliveryId(), OutboxDeliveryStatus.failed);
             awaitStatus(unreadable.deliveryId(), OutboxDeliveryStatus.failed);
             awaitValue(() -> dropped("undeserializable_event"), 1);
 
-            assertThat(logs.lines()).as("log lines while the jobs ran").isNotEmpty().noneMatch(l -> l.contains(marker));
+            assertThat(logs.lines())
+                    .as("log lines while the jobs ran")
+                    .isNotEmpty()
+                    .noneMatch(l -> l.contains(marker));
         }
         for (Meter meter : registry.getMeters()) {
             for (Tag tag : meter.getId().getTags()) {

@@ -25,8 +25,13 @@ final class MicrometerRecordingMeters implements RecordingMeters {
     @Override
     public void recorded(Collection<String> eventTypes) {
         for (String type : eventTypes) {
-            byType.computeIfAbsent(type, t -> Counter.builder(RECORDED).tag("type", t)
-                    .description("events written by a recording statement that succeeded (not yet committed)").register(registry))
+            byType.computeIfAbsent(
+                            type,
+                            t -> Counter.builder(RECORDED)
+                                    .tag("type", t)
+                                    .description(
+                                            "events written by a recording statement that succeeded (not yet committed)")
+                                    .register(registry))
                     .increment();
         }
     }

@@ -29,6 +29,8 @@ final class OtelTraceContext implements TraceContext {
             return null;
         }
         String tracestate = headers.get("tracestate");
-        return new Headers(traceparent, tracestate == null || tracestate.isEmpty() || tracestate.length() > MAX_TRACESTATE ? null : tracestate);
+        return new Headers(
+                traceparent,
+                tracestate == null || tracestate.isEmpty() || tracestate.length() > MAX_TRACESTATE ? null : tracestate);
     }
 }

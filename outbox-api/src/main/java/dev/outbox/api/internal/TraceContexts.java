@@ -14,7 +14,10 @@ public final class TraceContexts {
     public static TraceContext detect() {
         try {
             Class.forName("io.opentelemetry.context.Context", false, TraceContexts.class.getClassLoader());
-            Class.forName("io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator", false, TraceContexts.class.getClassLoader());
+            Class.forName(
+                    "io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator",
+                    false,
+                    TraceContexts.class.getClassLoader());
         } catch (ClassNotFoundException | LinkageError e) {
             return TraceContext.NONE;
         }

@@ -29,8 +29,15 @@ import org.jspecify.annotations.Nullable;
  * @param connectionTimeoutMillis the {@code connection_timeout} query parameter, null when absent
  * @param channelMax the {@code channel_max} query parameter, null when absent
  */
-public record AmqpAddress(boolean tls, String host, int port, @Nullable String username, @Nullable String password,
-        String virtualHost, @Nullable Integer heartbeatSeconds, @Nullable Integer connectionTimeoutMillis,
+public record AmqpAddress(
+        boolean tls,
+        String host,
+        int port,
+        @Nullable String username,
+        @Nullable String password,
+        String virtualHost,
+        @Nullable Integer heartbeatSeconds,
+        @Nullable Integer connectionTimeoutMillis,
         @Nullable Integer channelMax) {
 
     /** The longest URI read, in characters. */
@@ -40,7 +47,8 @@ public record AmqpAddress(boolean tls, String host, int port, @Nullable String u
 
     public AmqpAddress {
         if (host.isEmpty() || port < 1 || port > 65_535 || (username == null) != (password == null)) {
-            throw new IllegalArgumentException("AmqpAddress: a host, a port from 1 to 65535, and a password exactly when a user");
+            throw new IllegalArgumentException(
+                    "AmqpAddress: a host, a port from 1 to 65535, and a password exactly when a user");
         }
     }
 
@@ -112,7 +120,8 @@ public record AmqpAddress(boolean tls, String host, int port, @Nullable String u
                 path = tail;
             }
             if (path.indexOf('@') >= 0 || query.indexOf('@') >= 0) {
-                throw refused("holds an @ after the host; percent-encode /, ?, # and @ in a user name or password (%2F, %3F, %23, %40)");
+                throw refused(
+                        "holds an @ after the host; percent-encode /, ?, # and @ in a user name or password (%2F, %3F, %23, %40)");
             }
 
             String username = null;
@@ -151,7 +160,8 @@ public record AmqpAddress(boolean tls, String host, int port, @Nullable String u
                 }
                 host = hostPort.substring(0, close + 1);
                 String inside = host.substring(1, host.length() - 1);
-                if (inside.isEmpty() || !inside.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == ':' || c == '.')) {
+                if (inside.isEmpty()
+                        || !inside.chars().allMatch(c -> Character.digit(c, 16) >= 0 || c == ':' || c == '.')) {
                     throw refused("has an IPv6 address that is not hexadecimal digits, : and .");
                 }
                 String after = hostPort.substring(close + 1);
@@ -176,7 +186,8 @@ public record AmqpAddress(boolean tls, String host, int port, @Nullable String u
             if (!path.isEmpty()) {
                 String raw = path.substring(1);
                 if (raw.isEmpty()) {
-                    throw refused("names an empty virtual host: leave the path out or end with /%2F for the default virtual host /");
+                    throw refused(
+                            "names an empty virtual host: leave the path out or end with /%2F for the default virtual host /");
                 }
                 if (raw.indexOf('/') >= 0) {
                     throw refused("has more than one / after the host; percent-encode / in the virtual host as %2F");
@@ -200,16 +211,20 @@ public record AmqpAddress(boolean tls, String host, int port, @Nullable String u
                     String value = eq < 0 ? "" : pair.substring(eq + 1);
                     switch (key) {
                         case "heartbeat" -> heartbeat = once(heartbeat, key, number(value, "heartbeat", 0, 65_535));
-                        case "connection_timeout" -> connectionTimeout = once(connectionTimeout, key,
-                                number(value, "connection_timeout", 0, 3_600_000));
-                        case "channel_max" -> channelMax = once(channelMax, key, number(value, "channel_max", 0, 65_535));
-                        default -> throw refused("has an unknown query parameter"
-                                + (key.matches("[a-z_]{1,40}") ? " '" + key + "'" : "")
-                                + " (known: heartbeat, connection_timeout, channel_max)");
+                        case "connection_timeout" ->
+                            connectionTimeout =
+                                    once(connectionTimeout, key, number(value, "connection_timeout", 0, 3_600_000));
+                        case "channel_max" ->
+                            channelMax = once(channelMax, key, number(value, "channel_max", 0, 65_535));
+                        default ->
+                            throw refused("has an unknown query parameter"
+                                    + (key.matches("[a-z_]{1,40}") ? " '" + key + "'" : "")
+                                    + " (known: heartbeat, connection_timeout, channel_max)");
                     }
                 }
             }
-            return new AmqpAddress(tls, host, port, username, password, virtualHost, heartbeat, connectionTimeout, channelMax);
+            return new AmqpAddress(
+                    tls, host, port, username, password, virtualHost, heartbeat, connectionTimeout, channelMax);
         }
 
         private void checkHostName(String host) {
@@ -222,10 +237,15 @@ public record AmqpAddress(boolean tls, String host, int port, @Nullable String u
             String labels = host.endsWith(".") ? host.substring(0, host.length() - 1) : host;
             for (String label : labels.split("\\.", -1)) {
                 if (label.isEmpty() || label.length() > 63) {
-                    throw refused("names a host with an empty part or a part longer than 63 characters between its dots");
+                    throw refused(
+                            "names a host with an empty part or a part longer than 63 characters between its dots");
                 }
-                if (!label.chars().allMatch(c -> (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                        || c == '-' || c == '_')) {
+                if (!label.chars()
+                        .allMatch(c -> (c >= 'a' && c <= 'z')
+                                || (c >= 'A' && c <= 'Z')
+                                || (c >= '0' && c <= '9')
+                                || c == '-'
+                                || c == '_')) {
                     throw refused("names a host with a character other than letters, digits, -, _ and . (or a password"
                             + " with an unencoded /, ?, # or @: percent-encode them)");
                 }
@@ -259,7 +279,8 @@ public record AmqpAddress(boolean tls, String host, int port, @Nullable String u
                     int hi = i + 2 < text.length() ? Character.digit(text.charAt(i + 1), 16) : -1;
                     int lo = hi >= 0 ? Character.digit(text.charAt(i + 2), 16) : -1;
                     if (lo < 0) {
-                        throw refused("has a % not followed by two hexadecimal digits in the " + what + " (write % as %25)");
+                        throw refused(
+                                "has a % not followed by two hexadecimal digits in the " + what + " (write % as %25)");
                     }
                     bytes.write(hi * 16 + lo);
                     i += 2;
@@ -270,8 +291,12 @@ public record AmqpAddress(boolean tls, String host, int port, @Nullable String u
                 }
             }
             try {
-                return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
+                return StandardCharsets.UTF_8
+                        .newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT)
+                        .decode(ByteBuffer.wrap(bytes.toByteArray()))
+                        .toString();
             } catch (CharacterCodingException e) {
                 throw refused("has percent-encoded bytes in the " + what + " that are not UTF-8");
             }

@@ -33,9 +33,12 @@ public final class AmqpNames {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (Character.isISOControl(c)) {
-                return "must not contain a control character (U+" + String.format("%04X", (int) c) + " at index " + i + ")";
+                return "must not contain a control character (U+" + String.format("%04X", (int) c) + " at index " + i
+                        + ")";
             }
-            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+            if (Character.isHighSurrogate(c)
+                    && i + 1 < value.length()
+                    && Character.isLowSurrogate(value.charAt(i + 1))) {
                 bytes += 4;
                 i++;
             } else if (Character.isSurrogate(c)) {
@@ -45,7 +48,8 @@ public final class AmqpNames {
             }
         }
         if (bytes > MAX_SHORT_STRING_BYTES) {
-            return "must be at most " + MAX_SHORT_STRING_BYTES + " bytes in UTF-8 (an AMQP short string), got " + bytes + " bytes";
+            return "must be at most " + MAX_SHORT_STRING_BYTES + " bytes in UTF-8 (an AMQP short string), got " + bytes
+                    + " bytes";
         }
         return null;
     }
@@ -54,7 +58,8 @@ public final class AmqpNames {
     public static @Nullable String queueProblem(@Nullable String queue) {
         String problem = shortStringProblem(queue, false);
         if (problem == null && queue != null && queue.startsWith(RESERVED_QUEUE_PREFIX)) {
-            return "must not begin with '" + RESERVED_QUEUE_PREFIX + "' (reserved by the broker), got '" + LogText.of(queue) + "'";
+            return "must not begin with '" + RESERVED_QUEUE_PREFIX + "' (reserved by the broker), got '"
+                    + LogText.of(queue) + "'";
         }
         return problem;
     }

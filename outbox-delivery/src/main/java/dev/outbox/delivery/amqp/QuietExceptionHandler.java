@@ -20,7 +20,9 @@ public final class QuietExceptionHandler extends DefaultExceptionHandler {
 
     @Override
     public void handleUnexpectedConnectionDriverException(Connection conn, Throwable exception) {
-        log.debug("an unexpected connection driver error occurred ({})", exception.getClass().getName());
+        log.debug(
+                "an unexpected connection driver error occurred ({})",
+                exception.getClass().getName());
     }
 
     @Override

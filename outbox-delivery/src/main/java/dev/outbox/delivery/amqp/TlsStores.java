@@ -39,8 +39,13 @@ public final class TlsStores {
      * @param algorithm the algorithm of its trust or key manager factory, null for the JVM's default
      * @param algorithmSetting the setting of {@code algorithm}, for messages
      */
-    public record Store(String setting, String path, String passwordSetting, Supplier<String> password,
-            @Nullable String algorithm, String algorithmSetting) {
+    public record Store(
+            String setting,
+            String path,
+            String passwordSetting,
+            Supplier<String> password,
+            @Nullable String algorithm,
+            String algorithmSetting) {
 
         /** A store read with the JVM's default algorithm. */
         public Store(String setting, String path, String passwordSetting, Supplier<String> password) {
@@ -58,36 +63,46 @@ public final class TlsStores {
      * client certificate) for {@code protocol} ({@code TLSv1.3}; null for {@code TLS}, the highest both
      * ends speak), named {@code protocolSetting} in messages.
      */
-    public static SSLContext context(@Nullable Store trust, @Nullable Store key, @Nullable String protocol, String protocolSetting) {
+    public static SSLContext context(
+            @Nullable Store trust, @Nullable Store key, @Nullable String protocol, String protocolSetting) {
         TrustManager[] trustManagers = null;
         if (trust != null) {
             KeyStore store = open(trust);
-            TrustManagerFactory factory = managers(trust, () -> TrustManagerFactory.getInstance(trust.algorithm() != null
-                    ? trust.algorithm() : TrustManagerFactory.getDefaultAlgorithm()));
+            TrustManagerFactory factory = managers(
+                    trust,
+                    () -> TrustManagerFactory.getInstance(
+                            trust.algorithm() != null ? trust.algorithm() : TrustManagerFactory.getDefaultAlgorithm()));
             try {
                 if (!hasCertificate(store)) {
                     throw named(trust.setting(), LogText.of(trust.path()) + " holds no certificate to trust");
                 }
                 factory.init(store);
             } catch (GeneralSecurityException e) {
-                throw named(trust.setting(), "cannot be used for TLS (" + e.getClass().getSimpleName() + ")");
+                throw named(
+                        trust.setting(),
+                        "cannot be used for TLS (" + e.getClass().getSimpleName() + ")");
             }
             trustManagers = factory.getTrustManagers();
         }
         KeyManager[] keyManagers = null;
         if (key != null) {
             KeyStore store = open(key);
-            KeyManagerFactory factory = managers(key, () -> KeyManagerFactory.getInstance(key.algorithm() != null
-                    ? key.algorithm() : KeyManagerFactory.getDefaultAlgorithm()));
+            KeyManagerFactory factory = managers(
+                    key,
+                    () -> KeyManagerFactory.getInstance(
+                            key.algorithm() != null ? key.algorithm() : KeyManagerFactory.getDefaultAlgorithm()));
             try {
                 if (!hasKey(store)) {
                     throw named(key.setting(), LogText.of(key.path()) + " holds no private key");
                 }
                 factory.init(store, key.password().get().toCharArray());
             } catch (UnrecoverableKeyException e) {
-                throw named(key.passwordSetting(), "opens " + key.setting() + " but not its key (the key needs the store's password)");
+                throw named(
+                        key.passwordSetting(),
+                        "opens " + key.setting() + " but not its key (the key needs the store's password)");
             } catch (GeneralSecurityException e) {
-                throw named(key.setting(), "cannot be used for TLS (" + e.getClass().getSimpleName() + ")");
+                throw named(
+                        key.setting(), "cannot be used for TLS (" + e.getClass().getSimpleName() + ")");
             }
             keyManagers = factory.getKeyManagers();
         }
@@ -95,13 +110,16 @@ public final class TlsStores {
         try {
             context = SSLContext.getInstance(protocol != null ? protocol : "TLS");
         } catch (NoSuchAlgorithmException e) {
-            throw named(protocolSetting, "'" + LogText.of(protocol) + "' is not a TLS protocol this JVM knows (TLSv1.3, TLSv1.2)");
+            throw named(
+                    protocolSetting,
+                    "'" + LogText.of(protocol) + "' is not a TLS protocol this JVM knows (TLSv1.3, TLSv1.2)");
         }
         try {
             context.init(keyManagers, trustManagers, null);
         } catch (KeyManagementException e) {
-            throw named(trust != null ? trust.setting() : key != null ? key.setting() : protocolSetting, "cannot be used for TLS ("
-                    + e.getClass().getSimpleName() + ")");
+            throw named(
+                    trust != null ? trust.setting() : key != null ? key.setting() : protocolSetting,
+                    "cannot be used for TLS (" + e.getClass().getSimpleName() + ")");
         }
         return context;
     }
@@ -115,8 +133,9 @@ public final class TlsStores {
         try {
             return factory.make();
         } catch (NoSuchAlgorithmException e) {
-            throw named(store.algorithmSetting(), "'" + LogText.of(store.algorithm())
-                    + "' is not an algorithm this JVM knows (PKIX, SunX509)");
+            throw named(
+                    store.algorithmSetting(),
+                    "'" + LogText.of(store.algorithm()) + "' is not an algorithm this JVM knows (PKIX, SunX509)");
         }
     }
 
@@ -132,15 +151,21 @@ public final class TlsStores {
             throw named(key, "is not a file name");
         }
         if (!Files.isRegularFile(file)) {
-            throw named(key, Files.exists(file) ? LogText.of(path) + " is not a regular file" : "no such file " + LogText.of(path));
+            throw named(
+                    key,
+                    Files.exists(file)
+                            ? LogText.of(path) + " is not a regular file"
+                            : "no such file " + LogText.of(path));
         }
         try {
             return KeyStore.getInstance(file.toFile(), password.toCharArray());
         } catch (IOException e) {
             if (e.getCause() instanceof UnrecoverableKeyException) {
-                throw named(store.passwordSetting(), "does not open " + key + " " + LogText.of(path) + " (wrong password)");
+                throw named(
+                        store.passwordSetting(), "does not open " + key + " " + LogText.of(path) + " (wrong password)");
             }
-            throw named(key, "cannot read " + LogText.of(path) + " (" + e.getClass().getSimpleName() + ")");
+            throw named(
+                    key, "cannot read " + LogText.of(path) + " (" + e.getClass().getSimpleName() + ")");
         } catch (GeneralSecurityException | IllegalArgumentException e) {
             throw named(key, LogText.of(path) + " is not a PKCS12 or JKS store");
         }

@@ -16,10 +16,11 @@ class QuietExceptionHandlerTest {
 
     @Test
     void reportsAnErrorInOneLineWithoutItsMessageOrStackTrace() {
-        String printed = printedWhile(() -> new QuietExceptionHandler().handleConnectionRecoveryException(null,
-                new IOException("connection reset by secret-host")));
+        String printed = printedWhile(() -> new QuietExceptionHandler()
+                .handleConnectionRecoveryException(null, new IOException("connection reset by secret-host")));
 
-        assertThat(printed).contains("WARN", "dev.outbox.amqp", "java.io.IOException")
+        assertThat(printed)
+                .contains("WARN", "dev.outbox.amqp", "java.io.IOException")
                 .doesNotContain("secret-host")
                 .doesNotContain("\tat ");
         assertThat(printed.strip().lines()).hasSize(1);
@@ -28,15 +29,16 @@ class QuietExceptionHandlerTest {
     @Test
     void aLostConnectionsDriverErrorIsNotAWarning() {
         // the relay and the worker say that the broker is unreachable themselves; a refused login ends this way too
-        String printed = printedWhile(() -> new QuietExceptionHandler().handleUnexpectedConnectionDriverException(null,
-                new java.net.SocketException("Socket closed")));
+        String printed = printedWhile(() -> new QuietExceptionHandler()
+                .handleUnexpectedConnectionDriverException(null, new java.net.SocketException("Socket closed")));
 
         assertThat(printed).isEmpty();
     }
 
     @Test
     void factoriesOfAnAddressAndCopiesOfDefaultFactoriesGetIt() {
-        assertThat(AmqpFactories.of(AmqpAddress.parse("amqp://rabbit", "amqpUri")).getExceptionHandler())
+        assertThat(AmqpFactories.of(AmqpAddress.parse("amqp://rabbit", "amqpUri"))
+                        .getExceptionHandler())
                 .isInstanceOf(QuietExceptionHandler.class);
         ConnectionFactory users = new ConnectionFactory();
         ConnectionFactory quiet = AmqpFactories.quiet(users);

@@ -19,9 +19,12 @@ public final class BootSample {
      * Connection properties only, the way a deployment sets them: Boot's own keys for the database
      * (on the test's schema) and the broker, and the queue of the confirmation jobs.
      */
-    public static void connect(DynamicPropertyRegistry registry, PostgresSchemaExtension db, RabbitExtension rabbit, String queue) {
+    public static void connect(
+            DynamicPropertyRegistry registry, PostgresSchemaExtension db, RabbitExtension rabbit, String queue) {
         TestPostgres pg = db.server();
-        registry.add("spring.datasource.url", () -> pg.jdbcUrl() + (pg.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + db.schema());
+        registry.add(
+                "spring.datasource.url",
+                () -> pg.jdbcUrl() + (pg.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + db.schema());
         registry.add("spring.datasource.username", pg::user);
         registry.add("spring.datasource.password", pg::password);
         registry.add("spring.flyway.default-schema", db::schema);
@@ -51,14 +54,24 @@ public final class BootSample {
 
     /** The status of the delivery of {@code orderId}'s event, or "none". */
     public static String status(PostgresSchemaExtension db, String orderId) {
-        String status = DSL.using(db.dataSource(), SQLDialect.POSTGRES).fetchValue("select d.status::text from "
-                + db.schema() + ".outbox_deliveries d join " + db.schema() + ".outbox_events e on e.id = d.event_id"
-                + " where e.payload->>'orderId' = ?", orderId) instanceof String s ? s : null;
+        String status = DSL.using(db.dataSource(), SQLDialect.POSTGRES)
+                                .fetchValue(
+                                        "select d.status::text from "
+                                                + db.schema() + ".outbox_deliveries d join " + db.schema()
+                                                + ".outbox_events e on e.id = d.event_id"
+                                                + " where e.payload->>'orderId' = ?",
+                                        orderId)
+                        instanceof String s
+                ? s
+                : null;
         return status == null ? "none" : status;
     }
 
     public static int count(PostgresSchemaExtension db, String sql, Object... bindings) {
-        return DSL.using(db.dataSource(), SQLDialect.POSTGRES).fetchValue(sql.replace("{schema}", db.schema()), bindings) instanceof Number n
-                ? n.intValue() : -1;
+        return DSL.using(db.dataSource(), SQLDialect.POSTGRES)
+                                .fetchValue(sql.replace("{schema}", db.schema()), bindings)
+                        instanceof Number n
+                ? n.intValue()
+                : -1;
     }
 }

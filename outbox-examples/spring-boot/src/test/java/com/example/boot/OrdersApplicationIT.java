@@ -49,7 +49,9 @@ class OrdersApplicationIT {
 
     /** The relay service's routes for this application (its routes file says the same). */
     static final Routes ROUTES = Routes.builder()
-            .route("boot.order.placed", Route.job("send-confirmation", CONFIRMATIONS, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+            .route(
+                    "boot.order.placed",
+                    Route.job("send-confirmation", CONFIRMATIONS, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
             .build();
 
     @DynamicPropertySource
@@ -77,29 +79,42 @@ class OrdersApplicationIT {
         }
     }
 
-    @Autowired OrderService orders;
-    @Autowired Mailer mailer;
-    @Autowired Outbox outbox;
-    @Autowired DSLContext dsl;
+    @Autowired
+    OrderService orders;
+
+    @Autowired
+    Mailer mailer;
+
+    @Autowired
+    Outbox outbox;
+
+    @Autowired
+    DSLContext dsl;
 
     @Test
     void aPlacedOrderIsRecordedWithItAndItsJobRunsInTheHandlerBean() {
         orders.place("o-1", "ann@example.com");
-        assertThat(BootSample.count(db, "select count(*) from {schema}.orders where id = ?", "o-1")).isEqualTo(1);
+        assertThat(BootSample.count(db, "select count(*) from {schema}.orders where id = ?", "o-1"))
+                .isEqualTo(1);
         assertThat(BootSample.status(db, "o-1")).isEqualTo("none"); // recorded, not routed yet
 
         BootSample.relayOnce(db, rabbit, ROUTES);
-        await().atMost(Duration.ofSeconds(20)).until(() -> BootSample.status(db, "o-1").equals("completed"));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> BootSample.status(db, "o-1").equals("completed"));
         assertThat(mailer.sent()).contains("o-1");
     }
 
     @Test
     void aTransactionThatFailsLeavesNeitherTheOrdersNorTheirEvents() {
-        List<OrderPlaced> twice = List.of(new OrderPlaced("o-2", "bo@example.com"), new OrderPlaced("o-2", "bo@example.com"));
+        List<OrderPlaced> twice =
+                List.of(new OrderPlaced("o-2", "bo@example.com"), new OrderPlaced("o-2", "bo@example.com"));
         assertThatThrownBy(() -> orders.placeAll(twice)).isInstanceOf(DuplicateKeyException.class);
 
-        assertThat(BootSample.count(db, "select count(*) from {schema}.orders where id = ?", "o-2")).isZero();
-        assertThat(BootSample.count(db, "select count(*) from {schema}.outbox_events where payload->>'orderId' = ?", "o-2")).isZero();
+        assertThat(BootSample.count(db, "select count(*) from {schema}.orders where id = ?", "o-2"))
+                .isZero();
+        assertThat(BootSample.count(
+                        db, "select count(*) from {schema}.outbox_events where payload->>'orderId' = ?", "o-2"))
+                .isZero();
     }
 
     @Test
@@ -107,21 +122,30 @@ class OrdersApplicationIT {
         assertThatThrownBy(() -> outbox.record(dsl, new OrderPlaced("o-3", "cy@example.com")))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("transaction");
-        assertThat(BootSample.count(db, "select count(*) from {schema}.outbox_events where payload->>'orderId' = ?", "o-3")).isZero();
+        assertThat(BootSample.count(
+                        db, "select count(*) from {schema}.outbox_events where payload->>'orderId' = ?", "o-3"))
+                .isZero();
     }
 
     @Test
     void aRetryableFailureOfTheHandlerRetriesAndThenCompletes() {
         orders.place("flaky-1", "di@example.com");
         BootSample.relayOnce(db, rabbit, ROUTES);
-        await().atMost(Duration.ofSeconds(20)).until(() -> BootSample.status(db, "flaky-1").equals("pending"));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> BootSample.status(db, "flaky-1").equals("pending"));
 
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(300)).until(() -> {
-            BootSample.relayOnce(db, rabbit, ROUTES); // the retry is due 1 s after the failure
-            return BootSample.status(db, "flaky-1").equals("completed");
-        });
-        assertThat(BootSample.count(db, "select d.attempts from {schema}.outbox_deliveries d join {schema}.outbox_events e"
-                + " on e.id = d.event_id where e.payload->>'orderId' = ?", "flaky-1")).isEqualTo(2);
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(300))
+                .until(() -> {
+                    BootSample.relayOnce(db, rabbit, ROUTES); // the retry is due 1 s after the failure
+                    return BootSample.status(db, "flaky-1").equals("completed");
+                });
+        assertThat(BootSample.count(
+                        db,
+                        "select d.attempts from {schema}.outbox_deliveries d join {schema}.outbox_events e"
+                                + " on e.id = d.event_id where e.payload->>'orderId' = ?",
+                        "flaky-1"))
+                .isEqualTo(2);
         assertThat(mailer.sent()).contains("flaky-1");
     }
 }

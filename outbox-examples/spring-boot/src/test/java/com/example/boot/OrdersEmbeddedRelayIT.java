@@ -36,9 +36,14 @@ class OrdersEmbeddedRelayIT {
         BootSample.connect(registry, db, rabbit, rabbit.queue("confirmations"));
     }
 
-    @Autowired OrderService orders;
-    @Autowired Mailer mailer;
-    @Autowired OutboxRelayLifecycle relay;
+    @Autowired
+    OrderService orders;
+
+    @Autowired
+    Mailer mailer;
+
+    @Autowired
+    OutboxRelayLifecycle relay;
 
     @Test
     void aPlacedOrdersJobIsRoutedAndCompletedByTheApplicationsOwnRelay() {
@@ -46,9 +51,14 @@ class OrdersEmbeddedRelayIT {
 
         orders.place("e-1", "ed@example.com");
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> BootSample.status(db, "e-1").equals("completed"));
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> BootSample.status(db, "e-1").equals("completed"));
         assertThat(mailer.sent()).contains("e-1");
-        assertThat(BootSample.count(db, "select d.attempts from {schema}.outbox_deliveries d join {schema}.outbox_events e"
-                + " on e.id = d.event_id where e.payload->>'orderId' = ?", "e-1")).isEqualTo(1);
+        assertThat(BootSample.count(
+                        db,
+                        "select d.attempts from {schema}.outbox_deliveries d join {schema}.outbox_events e"
+                                + " on e.id = d.event_id where e.payload->>'orderId' = ?",
+                        "e-1"))
+                .isEqualTo(1);
     }
 }

@@ -11,8 +11,8 @@ import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;
 import dev.outbox.spring.boot.autoconfigure.OutboxJobHandler;
 import dev.outbox.spring.boot.autoconfigure.OutboxProperties;
-import dev.outbox.test.OutboxTestKit;
 import dev.outbox.test.Delivery;
+import dev.outbox.test.OutboxTestKit;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import dev.outbox.worker.JobRun;
@@ -46,11 +46,20 @@ class OrdersTestKitIT {
         BootSample.connect(registry, db, rabbit, rabbit.queue("confirmations"));
     }
 
-    @Autowired OrderService orders;
-    @Autowired Mailer mailer;
-    @Autowired DataSource dataSource;
-    @Autowired OutboxProperties properties;
-    @Autowired ObjectProvider<OutboxJobHandler<?>> handlers;
+    @Autowired
+    OrderService orders;
+
+    @Autowired
+    Mailer mailer;
+
+    @Autowired
+    DataSource dataSource;
+
+    @Autowired
+    OutboxProperties properties;
+
+    @Autowired
+    ObjectProvider<OutboxJobHandler<?>> handlers;
 
     OutboxTestKit kit;
 
@@ -61,9 +70,15 @@ class OrdersTestKitIT {
                 .dataSource(dataSource)
                 .tables(properties.tables())
                 .routes(Routes.builder()
-                        .route("boot.order.placed", Route.job("send-confirmation", "confirmations", RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                        .route(
+                                "boot.order.placed",
+                                Route.job(
+                                        "send-confirmation",
+                                        "confirmations",
+                                        RetrySchedule.seconds(1),
+                                        Duration.ofSeconds(60)))
                         .build());
-        handlers.orderedStream().forEach(handler -> register(builder, handler));   // the application's handler beans
+        handlers.orderedStream().forEach(handler -> register(builder, handler)); // the application's handler beans
         kit = builder.build();
     }
 
@@ -81,7 +96,8 @@ class OrdersTestKitIT {
 
         assertThat(runs).hasSize(1);
         assertThat(runs.get(0).jobType()).isEqualTo("send-confirmation");
-        assertThat(kit.deliveries("send-confirmation")).singleElement()
+        assertThat(kit.deliveries("send-confirmation"))
+                .singleElement()
                 .satisfies(delivery -> assertThat(delivery.status()).isEqualTo(Delivery.Status.COMPLETED));
         assertThat(mailer.sent()).containsExactly("k-1");
     }

@@ -22,6 +22,11 @@ import dev.outbox.testing.RabbitExtension
 import dev.outbox.worker.OutboxWorker
 import dev.outbox.worker.QueueSettings
 import dev.outbox.worker.RetryableOutboxException
+import java.time.Instant
+import java.time.LocalDate
+import java.util.concurrent.CopyOnWriteArrayList
+import kotlin.time.Duration.Companion.seconds
+import kotlin.time.toJavaDuration
 import org.assertj.core.api.Assertions.assertThat
 import org.awaitility.Awaitility.await
 import org.jooq.DSLContext
@@ -30,11 +35,6 @@ import org.jooq.impl.DSL
 import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
-import java.time.Instant
-import java.time.LocalDate
-import java.util.concurrent.CopyOnWriteArrayList
-import kotlin.time.Duration.Companion.seconds
-import kotlin.time.toJavaDuration
 
 // snippet:kotlin-module-event
 @EventType("parcel.shipped")
@@ -45,9 +45,13 @@ data class ParcelShipped(
     val deliverBy: LocalDate?,
     val tags: List<String> = emptyList(), // a default for events recorded before the field existed
 )
+
 // end-snippet
 
-/** outbox-kotlin's helpers against the real services: KotlinEventSerializer, Kotlin routes, the reified handler. */
+/**
+ * outbox-kotlin's helpers against the real services: KotlinEventSerializer, Kotlin routes, the
+ * reified handler.
+ */
 class KotlinModuleIT {
 
     companion object {
@@ -55,38 +59,48 @@ class KotlinModuleIT {
         @RegisterExtension
         val db: PostgresSchemaExtension = PostgresSchemaExtension.migrated()
 
-        @JvmField
-        @RegisterExtension
-        val rabbit: RabbitExtension = RabbitExtension()
+        @JvmField @RegisterExtension val rabbit: RabbitExtension = RabbitExtension()
     }
 
     /** The tests share the class's schema: each starts from empty tables. */
-    @BeforeEach
-    fun clean() = db.truncate()
+    @BeforeEach fun clean() = db.truncate()
 
     private fun dsl(): DSLContext = DSL.using(db.dataSource(), SQLDialect.POSTGRES)
 
-    private fun mapped(): DSLContext = DSL.using(db.dataSource(), SQLDialect.POSTGRES, OutboxRenderMapping.settings(db.tables()))
+    private fun mapped(): DSLContext =
+        DSL.using(db.dataSource(), SQLDialect.POSTGRES, OutboxRenderMapping.settings(db.tables()))
 
-    private fun relay(routes: Routes): OutboxRelay = OutboxRelay.builder()
-        .dataSource(db.dataSource())
-        .amqpUri(rabbit.uri())
-        .routes(routes)
-        .tables(db.tables())
-        .sleep(1.seconds.toJavaDuration())
-        .build()
+    private fun relay(routes: Routes): OutboxRelay =
+        OutboxRelay.builder()
+            .dataSource(db.dataSource())
+            .amqpUri(rabbit.uri())
+            .routes(routes)
+            .tables(db.tables())
+            .sleep(1.seconds.toJavaDuration())
+            .build()
 
-    private fun worker(queue: String, configure: OutboxWorker.Builder.() -> OutboxWorker.Builder): OutboxWorker = OutboxWorker.builder()
-        .dataSource(db.dataSource())
-        .amqpUri(rabbit.uri())
-        .tables(db.tables())
-        .queue(queue, QueueSettings.of(2, 10))
-        .configure()
-        .build()
+    private fun worker(
+        queue: String,
+        configure: OutboxWorker.Builder.() -> OutboxWorker.Builder,
+    ): OutboxWorker =
+        OutboxWorker.builder()
+            .dataSource(db.dataSource())
+            .amqpUri(rabbit.uri())
+            .tables(db.tables())
+            .queue(queue, QueueSettings.of(2, 10))
+            .configure()
+            .build()
 
     private fun awaitSettled(deliveries: Int) {
         await().atMost(30.seconds.toJavaDuration()).until {
-            mapped().fetchCount(OUTBOX_DELIVERIES, OUTBOX_DELIVERIES.STATUS.`in`(OutboxDeliveryStatus.completed, OutboxDeliveryStatus.failed)) == deliveries
+            mapped()
+                .fetchCount(
+                    OUTBOX_DELIVERIES,
+                    OUTBOX_DELIVERIES.STATUS.`in`(
+                        OutboxDeliveryStatus.completed,
+                        OutboxDeliveryStatus.failed,
+                    ),
+                ) == deliveries
         }
     }
 
@@ -94,25 +108,33 @@ class KotlinModuleIT {
     fun `records a data class, routes it with a Kotlin route and completes it in a reified handler`() {
         val queue = rabbit.queue("parcels")
         // snippet:kotlin-module-routes
-        val routes = Routes.builder()
-            .job("parcel.shipped", "notify-customer", queue, retryDelays = RetryDelays.fixed(1.seconds, 2), deliveryTimeout = 30.seconds)
-            .build()
+        val routes =
+            Routes.builder()
+                .job(
+                    "parcel.shipped",
+                    "notify-customer",
+                    queue,
+                    retryDelays = RetryDelays.fixed(1.seconds, 2),
+                    deliveryTimeout = 30.seconds,
+                )
+                .build()
         // end-snippet
         val handled = CopyOnWriteArrayList<Pair<ParcelShipped, Int>>()
         // snippet:kotlin-module-worker
-        val worker = OutboxWorker.builder()
-            .dataSource(db.dataSource())
-            .amqpUri(rabbit.uri())
-            .tables(db.tables())
-            .serializer(KotlinEventSerializer)
-            .queue(queue, QueueSettings.of(4, 50))
-            .handler<ParcelShipped>("notify-customer") { parcel, context ->
-                if (context.attempt() == 1) {
-                    throw RetryableOutboxException("customer service busy") // retried after 1 s
+        val worker =
+            OutboxWorker.builder()
+                .dataSource(db.dataSource())
+                .amqpUri(rabbit.uri())
+                .tables(db.tables())
+                .serializer(KotlinEventSerializer)
+                .queue(queue, QueueSettings.of(4, 50))
+                .handler<ParcelShipped>("notify-customer") { parcel, context ->
+                    if (context.attempt() == 1) {
+                        throw RetryableOutboxException("customer service busy") // retried after 1 s
+                    }
+                    handled.add(parcel to context.attempt())
                 }
-                handled.add(parcel to context.attempt())
-            }
-            .build()
+                .build()
         // end-snippet
         val shipped = ParcelShipped(17, null, Instant.parse("2026-12-01T10:15:30.123456Z"), null)
 
@@ -122,7 +144,8 @@ class KotlinModuleIT {
                 relay.start()
                 val dsl = dsl()
                 // snippet:kotlin-module-record
-                val outbox = Outbox.builder().tables(db.tables()).serializer(KotlinEventSerializer).build()
+                val outbox =
+                    Outbox.builder().tables(db.tables()).serializer(KotlinEventSerializer).build()
 
                 dsl.transaction { tx ->
                     // ... the business change through tx.dsl() ...
@@ -139,24 +162,50 @@ class KotlinModuleIT {
         assertThat(delivery.retryDelaysSeconds).containsExactly(1, 1)
         assertThat(delivery.deliveryTimeoutSeconds).isEqualTo(30)
         assertThat(handled).containsExactly(shipped to 2)
-        val payload = mapped().select(OUTBOX_EVENTS.PAYLOAD).from(OUTBOX_EVENTS).fetchSingle().value1().data()
-        assertThat(payload).contains("\"shippedAt\": \"2026-12-01T10:15:30.123456Z\"", "\"carrier\": null")
+        val payload =
+            mapped().select(OUTBOX_EVENTS.PAYLOAD).from(OUTBOX_EVENTS).fetchSingle().value1().data()
+        assertThat(payload)
+            .contains("\"shippedAt\": \"2026-12-01T10:15:30.123456Z\"", "\"carrier\": null")
     }
 
     @Test
     fun `a worker without the Kotlin module fails a data class undeserializable_event, KotlinEventSerializer runs it`() {
         val plainQueue = rabbit.queue("parcels-plain")
         val kotlinQueue = rabbit.queue("parcels-kotlin")
-        val routes = Routes.builder()
-            .route("parcel.shipped", jobRoute("plain", plainQueue, listOf(), 30.seconds), jobRoute("kotlin", kotlinQueue, listOf(), 30.seconds))
-            .build()
-        // what a worker had before outbox-kotlin when jackson-module-kotlin was missing: Jackson with java.time only
-        val withoutKotlin = JacksonEventSerializer.using(JsonMapper.builder().addModule(JavaTimeModule()).build())
+        val routes =
+            Routes.builder()
+                .route(
+                    "parcel.shipped",
+                    jobRoute("plain", plainQueue, listOf(), 30.seconds),
+                    jobRoute("kotlin", kotlinQueue, listOf(), 30.seconds),
+                )
+                .build()
+        // what a worker had before outbox-kotlin when jackson-module-kotlin was missing: Jackson
+        // with java.time only
+        val withoutKotlin =
+            JacksonEventSerializer.using(JsonMapper.builder().addModule(JavaTimeModule()).build())
         val plainCalls = CopyOnWriteArrayList<ParcelShipped>()
         val kotlinCalls = CopyOnWriteArrayList<ParcelShipped>()
-        val plain = worker(plainQueue) { serializer(withoutKotlin).handler<ParcelShipped>("plain") { parcel, _ -> plainCalls.add(parcel) } }
-        val kotlin = worker(kotlinQueue) { serializer(KotlinEventSerializer).handler<ParcelShipped>("kotlin") { parcel, _ -> kotlinCalls.add(parcel) } }
-        val shipped = ParcelShipped(18, "dhl", Instant.parse("2026-12-01T10:15:30Z"), LocalDate.parse("2026-12-04"), listOf("fragile"))
+        val plain =
+            worker(plainQueue) {
+                serializer(withoutKotlin).handler<ParcelShipped>("plain") { parcel, _ ->
+                    plainCalls.add(parcel)
+                }
+            }
+        val kotlin =
+            worker(kotlinQueue) {
+                serializer(KotlinEventSerializer).handler<ParcelShipped>("kotlin") { parcel, _ ->
+                    kotlinCalls.add(parcel)
+                }
+            }
+        val shipped =
+            ParcelShipped(
+                18,
+                "dhl",
+                Instant.parse("2026-12-01T10:15:30Z"),
+                LocalDate.parse("2026-12-04"),
+                listOf("fragile"),
+            )
 
         plain.use {
             kotlin.use {
@@ -164,7 +213,11 @@ class KotlinModuleIT {
                     plain.start()
                     kotlin.start()
                     relay.start()
-                    val outbox = Outbox.builder().tables(db.tables()).serializer(KotlinEventSerializer).build()
+                    val outbox =
+                        Outbox.builder()
+                            .tables(db.tables())
+                            .serializer(KotlinEventSerializer)
+                            .build()
                     dsl().transaction { tx -> outbox.record(tx.dsl(), shipped) }
                     awaitSettled(2)
                 }

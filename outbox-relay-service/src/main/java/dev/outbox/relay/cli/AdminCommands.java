@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -31,7 +32,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * The operator commands of the relay jar: {@code failed list|show|requeue|remove} and {@code purge},
@@ -46,7 +46,9 @@ final class AdminCommands {
     private AdminCommands() {}
 
     /** {@code failed}: the failed deliveries. */
-    @Command(name = "failed", mixinStandardHelpOptions = true,
+    @Command(
+            name = "failed",
+            mixinStandardHelpOptions = true,
             description = "List, show, requeue or remove failed deliveries.",
             subcommands = {FailedList.class, FailedShow.class, FailedRequeue.class, FailedRemove.class})
     static final class FailedRun implements Callable<Integer> {
@@ -59,7 +61,8 @@ final class AdminCommands {
 
         @Override
         public Integer call() {
-            throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: failed list, show, requeue or remove");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "a command is required: failed list, show, requeue or remove");
         }
     }
 
@@ -67,39 +70,65 @@ final class AdminCommands {
     static final class FilterOptions {
 
         @Option(names = "--queue", paramLabel = "NAME", description = "Only deliveries to this queue.")
-        @Nullable String queue;
+        @Nullable
+        String queue;
 
         @Option(names = "--exchange", paramLabel = "NAME", description = "Only deliveries published to this exchange.")
-        @Nullable String exchange;
+        @Nullable
+        String exchange;
 
         @Option(names = "--job-type", paramLabel = "TYPE", description = "Only deliveries of this job type.")
-        @Nullable String jobType;
+        @Nullable
+        String jobType;
 
         @Option(names = "--event-type", paramLabel = "TYPE", description = "Only deliveries of events of this type.")
-        @Nullable String eventType;
+        @Nullable
+        String eventType;
 
-        @Option(names = "--reason", paramLabel = "CODE", description = "Only this failure reason (timeout, job_failed, ...).")
-        @Nullable String reason;
+        @Option(
+                names = "--reason",
+                paramLabel = "CODE",
+                description = "Only this failure reason (timeout, job_failed, ...).")
+        @Nullable
+        String reason;
 
-        @Option(names = "--failed-before", paramLabel = "TIME",
-                description = "Only failures before TIME: an instant (2026-03-01T12:00:00Z) or a duration ago (7d, 12h, 30m).")
-        @Nullable String failedBefore;
+        @Option(
+                names = "--failed-before",
+                paramLabel = "TIME",
+                description =
+                        "Only failures before TIME: an instant (2026-03-01T12:00:00Z) or a duration ago (7d, 12h, 30m).")
+        @Nullable
+        String failedBefore;
 
-        @Option(names = "--failed-after", paramLabel = "TIME", description = "Only failures at or after TIME (as --failed-before).")
-        @Nullable String failedAfter;
+        @Option(
+                names = "--failed-after",
+                paramLabel = "TIME",
+                description = "Only failures at or after TIME (as --failed-before).")
+        @Nullable
+        String failedAfter;
 
         @Option(names = "--id", paramLabel = "DELIVERY_ID", description = "Only this delivery (repeatable).")
         List<UUID> ids = new ArrayList<>();
 
-        @Option(names = "--event-id", paramLabel = "EVENT_ID", description = "Only deliveries of this event (repeatable).")
+        @Option(
+                names = "--event-id",
+                paramLabel = "EVENT_ID",
+                description = "Only deliveries of this event (repeatable).")
         List<UUID> eventIds = new ArrayList<>();
 
         FailedFilter filter(CommandSpec spec, Instant now) {
             try {
-                return FailedFilter.all().queue(queue).exchange(exchange).jobType(jobType).eventType(eventType).reason(reason)
-                        .failedBefore(failedBefore == null ? null : DurationText.time(failedBefore, "--failed-before", now))
+                return FailedFilter.all()
+                        .queue(queue)
+                        .exchange(exchange)
+                        .jobType(jobType)
+                        .eventType(eventType)
+                        .reason(reason)
+                        .failedBefore(
+                                failedBefore == null ? null : DurationText.time(failedBefore, "--failed-before", now))
                         .failedAfter(failedAfter == null ? null : DurationText.time(failedAfter, "--failed-after", now))
-                        .deliveryIds(new LinkedHashSet<>(ids)).eventIds(new LinkedHashSet<>(eventIds));
+                        .deliveryIds(new LinkedHashSet<>(ids))
+                        .eventIds(new LinkedHashSet<>(eventIds));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), String.valueOf(e.getMessage()));
             }
@@ -138,17 +167,28 @@ final class AdminCommands {
     }
 
     /** {@code failed list}. */
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "Failed deliveries, oldest failure first, a page at a time.")
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "Failed deliveries, oldest failure first, a page at a time.")
     static final class FailedList extends FailedCommand {
 
         @Mixin
         FilterOptions filters;
 
-        @Option(names = "--limit", paramLabel = "N", defaultValue = "50", description = "Deliveries per page (1..10000, default ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--limit",
+                paramLabel = "N",
+                defaultValue = "50",
+                description = "Deliveries per page (1..10000, default ${DEFAULT-VALUE}).")
         int limit;
 
-        @Option(names = "--after", paramLabel = "CURSOR", description = "Start after this cursor (printed after a page, and in each JSON object).")
-        @Nullable String after;
+        @Option(
+                names = "--after",
+                paramLabel = "CURSOR",
+                description = "Start after this cursor (printed after a page, and in each JSON object).")
+        @Nullable
+        String after;
 
         @Override
         int run(OutboxAdmin admin) {
@@ -156,7 +196,8 @@ final class AdminCommands {
             FailedPage page;
             try {
                 if (limit < 1 || limit > OutboxAdmin.MAX_PAGE) {
-                    throw new IllegalArgumentException("--limit must be a whole number from 1 to " + OutboxAdmin.MAX_PAGE + ", got " + limit);
+                    throw new IllegalArgumentException(
+                            "--limit must be a whole number from 1 to " + OutboxAdmin.MAX_PAGE + ", got " + limit);
                 }
                 page = admin.listFailed(filter, limit, after == null ? null : FailedPage.Cursor.parse(after));
             } catch (IllegalArgumentException e) {
@@ -167,10 +208,25 @@ final class AdminCommands {
                 return 0;
             }
             List<List<String>> table = new ArrayList<>();
-            table.add(List.of("DELIVERY", "FAILED AT", "REASON", "ATTEMPTS", "QUEUE / EXCHANGE", "JOB TYPE", "EVENT TYPE", "EVENT"));
+            table.add(List.of(
+                    "DELIVERY",
+                    "FAILED AT",
+                    "REASON",
+                    "ATTEMPTS",
+                    "QUEUE / EXCHANGE",
+                    "JOB TYPE",
+                    "EVENT TYPE",
+                    "EVENT"));
             for (FailedDelivery d : page.deliveries()) {
-                table.add(List.of(d.id().toString(), d.failedAt().toString(), d.failureReason(), String.valueOf(d.attempts()),
-                        d.exchange() == null ? d.queue() : "exchange " + d.exchange(), d.jobType(), d.eventType(), d.eventId().toString()));
+                table.add(List.of(
+                        d.id().toString(),
+                        d.failedAt().toString(),
+                        d.failureReason(),
+                        String.valueOf(d.attempts()),
+                        d.exchange() == null ? d.queue() : "exchange " + d.exchange(),
+                        d.jobType(),
+                        d.eventType(),
+                        d.eventId().toString()));
             }
             printTable(out(), table);
             out().println(page.deliveries().size() + " failed delivery(ies)"
@@ -197,7 +253,9 @@ final class AdminCommands {
     }
 
     /** {@code failed show ID}. */
-    @Command(name = "show", mixinStandardHelpOptions = true,
+    @Command(
+            name = "show",
+            mixinStandardHelpOptions = true,
             description = "One delivery (in any status) with its event; the payload only with --payload.")
     static final class FailedShow extends FailedCommand {
 
@@ -245,7 +303,8 @@ final class AdminCommands {
                 json(out(), m);
                 return 0;
             }
-            m.forEach((k, v) -> out().println(String.format(Locale.ROOT, "%-22s %s", k, v == null ? "-" : terminal(String.valueOf(v)))));
+            m.forEach((k, v) -> out().println(
+                            String.format(Locale.ROOT, "%-22s %s", k, v == null ? "-" : terminal(String.valueOf(v)))));
             if (payload) {
                 out().println("payload");
                 out().println(d.payload());
@@ -282,8 +341,10 @@ final class AdminCommands {
         int run(OutboxAdmin admin) {
             FailedFilter filter = filters.filter(spec, Instant.now());
             if (filter.isAll() && !all) {
-                throw new CommandLine.ParameterException(spec.commandLine(),
-                        "give a filter (--id, --queue, --reason, ...) or --all to " + verb() + " every failed delivery");
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "give a filter (--id, --queue, --reason, ...) or --all to " + verb()
+                                + " every failed delivery");
             }
             if (!filter.isAll() && all) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--all cannot be combined with a filter");
@@ -295,7 +356,11 @@ final class AdminCommands {
                 m.put("dryRun", result.dryRun());
                 m.put("deliveries", result.deliveries());
                 m.put("events", result.events());
-                m.put("skipped", result.skipped().stream().map(s -> Map.of("id", s.id().toString(), "state", s.state())).toList());
+                m.put(
+                        "skipped",
+                        result.skipped().stream()
+                                .map(s -> Map.of("id", s.id().toString(), "state", s.state()))
+                                .toList());
                 json(out(), m);
                 return 0;
             }
@@ -303,14 +368,19 @@ final class AdminCommands {
             if (result.deliveries() == 0 && result.events() == 0) {
                 out().println(result.dryRun() ? "dry run: nothing would be " + past() : "nothing " + past());
             } else if (result.dryRun()) {
-                out().println("dry run: would " + verb() + " " + result.deliveries() + " failed delivery(ies)" + events + "; nothing changed");
+                out().println("dry run: would " + verb() + " " + result.deliveries() + " failed delivery(ies)" + events
+                        + "; nothing changed");
             } else {
                 out().println(past() + " " + result.deliveries() + " failed delivery(ies)" + events);
             }
             for (ChangeResult.Skipped s : result.skipped()) {
-                out().println(s.state().equals("absent")
-                        ? "left alone: " + s.id() + " does not exist"
-                        : "left alone: " + s.id() + " is " + s.state() + (s.state().equals("failed") ? " but does not match the filter" : ", not failed"));
+                out().println(
+                                s.state().equals("absent")
+                                        ? "left alone: " + s.id() + " does not exist"
+                                        : "left alone: " + s.id() + " is " + s.state()
+                                                + (s.state().equals("failed")
+                                                        ? " but does not match the filter"
+                                                        : ", not failed"));
             }
             return 0;
         }
@@ -331,7 +401,9 @@ final class AdminCommands {
     }
 
     /** {@code failed requeue}. */
-    @Command(name = "requeue", mixinStandardHelpOptions = true,
+    @Command(
+            name = "requeue",
+            mixinStandardHelpOptions = true,
             description = "Back to pending with attempts 0, available now (T9); only deliveries still failed change.")
     static final class FailedRequeue extends FailedChange {
 
@@ -346,7 +418,9 @@ final class AdminCommands {
     }
 
     /** {@code failed remove}. */
-    @Command(name = "remove", mixinStandardHelpOptions = true,
+    @Command(
+            name = "remove",
+            mixinStandardHelpOptions = true,
             description = "Delete failed deliveries, and the events left without deliveries.")
     static final class FailedRemove extends FailedChange {
 
@@ -361,9 +435,12 @@ final class AdminCommands {
     }
 
     /** {@code purge}: retention once. */
-    @Command(name = "purge", mixinStandardHelpOptions = true,
-            description = "Delete completed and failed deliveries older than the given ages, the events left without deliveries,"
-                    + " and (only with --unrouted) unrouted events; in batches, each its own transaction.")
+    @Command(
+            name = "purge",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Delete completed and failed deliveries older than the given ages, the events left without deliveries,"
+                            + " and (only with --unrouted) unrouted events; in batches, each its own transaction.")
     static final class PurgeRun implements Callable<Integer> {
 
         @ParentCommand
@@ -375,16 +452,29 @@ final class AdminCommands {
         @Mixin
         Format format;
 
-        @Option(names = "--completed", paramLabel = "AGE", description = "Completed deliveries completed longer ago than AGE (7d, 12h, 30m).")
-        @Nullable String completed;
+        @Option(
+                names = "--completed",
+                paramLabel = "AGE",
+                description = "Completed deliveries completed longer ago than AGE (7d, 12h, 30m).")
+        @Nullable
+        String completed;
 
         @Option(names = "--failed", paramLabel = "AGE", description = "Failed deliveries failed longer ago than AGE.")
-        @Nullable String failedAge;
+        @Nullable
+        String failedAge;
 
-        @Option(names = "--unrouted", paramLabel = "AGE", description = "Unrouted events recorded longer ago than AGE (only when given).")
-        @Nullable String unrouted;
+        @Option(
+                names = "--unrouted",
+                paramLabel = "AGE",
+                description = "Unrouted events recorded longer ago than AGE (only when given).")
+        @Nullable
+        String unrouted;
 
-        @Option(names = "--batch-size", paramLabel = "N", defaultValue = "1000", description = "Rows per statement (1..100000, default ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--batch-size",
+                paramLabel = "N",
+                defaultValue = "1000",
+                description = "Rows per statement (1..100000, default ${DEFAULT-VALUE}).")
         int batchSize;
 
         @Option(names = "--dry-run", description = "Count what would be deleted; delete nothing.")
@@ -393,26 +483,37 @@ final class AdminCommands {
         @Override
         public Integer call() {
             if (completed == null && failedAge == null && unrouted == null) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "give at least one of --completed, --failed, --unrouted");
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "give at least one of --completed, --failed, --unrouted");
             }
             Retention retention;
             try {
-                retention = new Retention(age(completed, "--completed"), age(failedAge, "--failed"), age(unrouted, "--unrouted"),
+                retention = new Retention(
+                        age(completed, "--completed"),
+                        age(failedAge, "--failed"),
+                        age(unrouted, "--unrouted"),
                         batchSize);
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), String.valueOf(e.getMessage()).replace("batch size", "--batch-size"));
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), String.valueOf(e.getMessage()).replace("batch size", "--batch-size"));
             }
             ServiceSettings s = parent.settings();
             try (HikariDataSource dataSource = RelayCommand.adminDataSource(s)) {
-                PurgeResult r = OutboxAdmin.of(dataSource, s.tables(), Clock.systemUTC()).purge(retention, dryRun);
+                PurgeResult r = OutboxAdmin.of(dataSource, s.tables(), Clock.systemUTC())
+                        .purge(retention, dryRun);
                 PrintWriter out = spec.commandLine().getOut();
                 if (format.json) {
                     json(out, purged(r));
                 } else {
-                    out.println((r.dryRun() ? "dry run: would delete " : "deleted ") + r.completed() + " completed and " + r.failed()
-                            + " failed delivery(ies), " + r.events() + " event(s) left without deliveries and " + r.unrouted()
-                            + " unrouted event(s), " + r.keys() + " ordering key(s)" + (r.dryRun() ? "; nothing changed"
-                            : " in " + r.batches() + " batch(es), " + r.took().toMillis() + " ms"));
+                    out.println((r.dryRun() ? "dry run: would delete " : "deleted ") + r.completed() + " completed and "
+                            + r.failed()
+                            + " failed delivery(ies), " + r.events() + " event(s) left without deliveries and "
+                            + r.unrouted()
+                            + " unrouted event(s), " + r.keys() + " ordering key(s)"
+                            + (r.dryRun()
+                                    ? "; nothing changed"
+                                    : " in " + r.batches() + " batch(es), "
+                                            + r.took().toMillis() + " ms"));
                 }
                 out.flush();
                 return 0;

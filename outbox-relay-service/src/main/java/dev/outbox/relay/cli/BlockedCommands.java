@@ -28,9 +28,12 @@ final class BlockedCommands {
 
     private BlockedCommands() {}
 
-    @Command(name = "blocked", mixinStandardHelpOptions = true,
-            description = "List the blocked keys of ordered routes, requeue their heads (the key resumes in order) or skip them"
-                    + " (the key goes on with its next event).",
+    @Command(
+            name = "blocked",
+            mixinStandardHelpOptions = true,
+            description =
+                    "List the blocked keys of ordered routes, requeue their heads (the key resumes in order) or skip them"
+                            + " (the key goes on with its next event).",
             subcommands = {BlockedList.class, BlockedRequeue.class, BlockedSkip.class})
     static final class BlockedRun implements Callable<Integer> {
 
@@ -42,7 +45,8 @@ final class BlockedCommands {
 
         @Override
         public Integer call() {
-            throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: blocked list, requeue or skip");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "a command is required: blocked list, requeue or skip");
         }
     }
 
@@ -70,16 +74,24 @@ final class BlockedCommands {
     }
 
     /** {@code blocked list}. */
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "Blocked keys, the longest blocked first, with their head.")
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "Blocked keys, the longest blocked first, with their head.")
     static final class BlockedList extends BlockedCommand {
 
-        @Option(names = "--limit", paramLabel = "N", defaultValue = "50", description = "Keys to list (1..10000, default ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--limit",
+                paramLabel = "N",
+                defaultValue = "50",
+                description = "Keys to list (1..10000, default ${DEFAULT-VALUE}).")
         int limit;
 
         @Override
         int run(OutboxAdmin admin) {
             if (limit < 1 || limit > OutboxAdmin.MAX_PAGE) {
-                throw new CommandLine.ParameterException(spec.commandLine(),
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
                         "--limit must be a whole number from 1 to " + OutboxAdmin.MAX_PAGE + ", got " + limit);
             }
             List<BlockedKey> keys = admin.blockedKeys(limit);
@@ -103,8 +115,14 @@ final class BlockedCommands {
             List<List<String>> table = new ArrayList<>();
             table.add(List.of("JOB TYPE", "QUEUE", "KEY", "HEAD DELIVERY", "REASON", "BLOCKED FOR", "EVENT TYPE"));
             for (BlockedKey k : keys) {
-                table.add(List.of(k.jobType(), k.queue(), AdminCommands.terminal(k.orderingKey()), k.deliveryId().toString(), k.failureReason(),
-                        age(Duration.between(k.failedAt(), now)), k.eventType()));
+                table.add(List.of(
+                        k.jobType(),
+                        k.queue(),
+                        AdminCommands.terminal(k.orderingKey()),
+                        k.deliveryId().toString(),
+                        k.failureReason(),
+                        age(Duration.between(k.failedAt(), now)),
+                        k.eventType()));
             }
             printTable(out(), table);
             out().println(keys.size() + " blocked key(s)");
@@ -139,7 +157,8 @@ final class BlockedCommands {
         @Override
         int run(OutboxAdmin admin) {
             if (ids.isEmpty() == !all) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "give --id DELIVERY_ID (repeatable) or --all, not both");
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "give --id DELIVERY_ID (repeatable) or --all, not both");
             }
             ChangeResult result = change(admin, dryRun);
             if (format.json) {
@@ -147,20 +166,27 @@ final class BlockedCommands {
                 m.put("command", "blocked " + verb());
                 m.put("dryRun", result.dryRun());
                 m.put("heads", result.deliveries());
-                m.put("skipped", result.skipped().stream().map(s -> Map.of("id", s.id().toString(), "state", s.state())).toList());
+                m.put(
+                        "skipped",
+                        result.skipped().stream()
+                                .map(s -> Map.of("id", s.id().toString(), "state", s.state()))
+                                .toList());
                 json(out(), m);
                 return 0;
             }
             if (result.deliveries() == 0) {
                 out().println(result.dryRun() ? "dry run: nothing would be " + past() : "nothing " + past());
             } else if (result.dryRun()) {
-                out().println("dry run: would " + verb() + " " + result.deliveries() + " blocked head(s); nothing changed");
+                out().println("dry run: would " + verb() + " " + result.deliveries()
+                        + " blocked head(s); nothing changed");
             } else {
                 out().println(past() + " " + result.deliveries() + " blocked head(s): " + effect());
             }
             for (ChangeResult.Skipped s : result.skipped()) {
-                out().println(s.state().equals("absent") ? "left alone: " + s.id() + " does not exist"
-                        : "left alone: " + s.id() + " is " + s.state() + ", not a blocked head");
+                out().println(
+                                s.state().equals("absent")
+                                        ? "left alone: " + s.id() + " does not exist"
+                                        : "left alone: " + s.id() + " is " + s.state() + ", not a blocked head");
             }
             return 0;
         }
@@ -175,7 +201,9 @@ final class BlockedCommands {
     }
 
     /** {@code blocked requeue}. */
-    @Command(name = "requeue", mixinStandardHelpOptions = true,
+    @Command(
+            name = "requeue",
+            mixinStandardHelpOptions = true,
             description = "Run blocked heads again in their place (T9): each key resumes in order.")
     static final class BlockedRequeue extends BlockedChange {
 
@@ -201,7 +229,9 @@ final class BlockedCommands {
     }
 
     /** {@code blocked skip}. */
-    @Command(name = "skip", mixinStandardHelpOptions = true,
+    @Command(
+            name = "skip",
+            mixinStandardHelpOptions = true,
             description = "Leave blocked heads failed and let each key go on with its next event (T9s).")
     static final class BlockedSkip extends BlockedChange {
 

@@ -32,12 +32,13 @@ final class DurationText {
         Matcher m = PART.matcher(t);
         while (m.find()) {
             long n = Long.parseLong(m.group(1));
-            total = total.plus(switch (m.group(2)) {
-                case "d" -> Duration.ofDays(n);
-                case "h" -> Duration.ofHours(n);
-                case "m" -> Duration.ofMinutes(n);
-                default -> Duration.ofSeconds(n);
-            });
+            total = total.plus(
+                    switch (m.group(2)) {
+                        case "d" -> Duration.ofDays(n);
+                        case "h" -> Duration.ofHours(n);
+                        case "m" -> Duration.ofMinutes(n);
+                        default -> Duration.ofSeconds(n);
+                    });
         }
         if (total.isZero() || total.compareTo(Duration.ofDays(MAX_DAYS)) > 0) {
             throw new IllegalArgumentException(what + " must be more than 0 and at most " + MAX_DAYS + "d, got '"
@@ -53,15 +54,19 @@ final class DurationText {
             try {
                 return Instant.parse(t);
             } catch (DateTimeParseException e) {
-                throw new IllegalArgumentException(what + " must be an ISO-8601 instant like 2026-03-01T12:00:00Z or a duration"
-                        + " ago like 7d, got '" + ServiceSettings.shown(text, 40) + "'", e);
+                throw new IllegalArgumentException(
+                        what + " must be an ISO-8601 instant like 2026-03-01T12:00:00Z or a duration"
+                                + " ago like 7d, got '" + ServiceSettings.shown(text, 40) + "'",
+                        e);
             }
         }
         try {
             return now.minus(parse(t, what));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(what + " must be an ISO-8601 instant like 2026-03-01T12:00:00Z or a duration"
-                    + " ago like 7d, got '" + ServiceSettings.shown(text, 40) + "'", e);
+            throw new IllegalArgumentException(
+                    what + " must be an ISO-8601 instant like 2026-03-01T12:00:00Z or a duration"
+                            + " ago like 7d, got '" + ServiceSettings.shown(text, 40) + "'",
+                    e);
         }
     }
 }

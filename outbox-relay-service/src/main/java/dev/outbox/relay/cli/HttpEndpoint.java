@@ -50,8 +50,11 @@ final class HttpEndpoint implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RelayLoggers.SERVICE);
     /** What counts as the loop's progress: passes end (also failed ones) and batches are routed, dispatched, timed out. */
-    private static final List<String> PROGRESS = List.of("outbox.relay.pass", "outbox.relay.events.routed",
-            "outbox.relay.deliveries.dispatched", "outbox.relay.deliveries.timed.out");
+    private static final List<String> PROGRESS = List.of(
+            "outbox.relay.pass",
+            "outbox.relay.events.routed",
+            "outbox.relay.deliveries.dispatched",
+            "outbox.relay.deliveries.timed.out");
 
     /** How long a client has to send its whole request line and headers. */
     static final Duration REQUEST_DEADLINE = Duration.ofSeconds(5);
@@ -60,7 +63,8 @@ final class HttpEndpoint implements AutoCloseable {
 
     static {
         // read once, when the JDK's server class is first used: before any HttpServer of this JVM is made
-        System.getProperties().putIfAbsent("sun.net.httpserver.maxReqTime", Long.toString(REQUEST_DEADLINE.toSeconds()));
+        System.getProperties()
+                .putIfAbsent("sun.net.httpserver.maxReqTime", Long.toString(REQUEST_DEADLINE.toSeconds()));
     }
 
     /**
@@ -75,7 +79,9 @@ final class HttpEndpoint implements AutoCloseable {
             if (tags.stream().allMatch(t -> LogText.of(t.getValue()).equals(t.getValue()))) {
                 return id;
             }
-            return id.replaceTags(tags.stream().map(t -> Tag.of(t.getKey(), LogText.of(t.getValue()))).toList());
+            return id.replaceTags(tags.stream()
+                    .map(t -> Tag.of(t.getKey(), LogText.of(t.getValue())))
+                    .toList());
         }
     };
 
@@ -114,18 +120,23 @@ final class HttpEndpoint implements AutoCloseable {
             this.server = HttpServer.create(new InetSocketAddress(host, port), 16);
         } catch (IOException e) {
             gc.close();
-            throw new ConfigException(ServiceSettings.HTTP_PORT, "cannot listen on " + host.getHostAddress() + ":" + port + " ("
-                    + e.getClass().getSimpleName() + "; is the port in use? check " + ServiceSettings.HTTP_PORT + " and "
-                    + ServiceSettings.HTTP_HOST + ")");
+            throw new ConfigException(
+                    ServiceSettings.HTTP_PORT,
+                    "cannot listen on " + host.getHostAddress() + ":" + port + " ("
+                            + e.getClass().getSimpleName() + "; is the port in use? check " + ServiceSettings.HTTP_PORT
+                            + " and "
+                            + ServiceSettings.HTTP_HOST + ")");
         }
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(HANDLERS, HANDLERS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                daemon("outbox-http"));
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                HANDLERS, HANDLERS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), daemon("outbox-http"));
         pool.allowCoreThreadTimeOut(true);
         this.handlers = pool;
         this.watch = Executors.newSingleThreadScheduledExecutor(daemon("outbox-http-watch"));
         server.setExecutor(handlers);
         Map<String, HttpHandler> paths = Map.of(
-                "/metrics", exchange -> respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()),
+                "/metrics",
+                        exchange ->
+                                respond(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()),
                 "/health/live", this::live,
                 "/health/ready", this::ready);
         // a context matches every path it prefixes: one for all, and only the exact paths answer
@@ -140,7 +151,9 @@ final class HttpEndpoint implements AutoCloseable {
         // runs until close; if sampling ever stopped, /live would report the relay stalled
         var unused = watch.scheduleWithFixedDelay(this::sample, 0, 1, TimeUnit.SECONDS);
         server.start();
-        log.info("HTTP endpoint on http://{}:{} (/metrics, /health/live, /health/ready)", hostText(host),
+        log.info(
+                "HTTP endpoint on http://{}:{} (/metrics, /health/live, /health/ready)",
+                hostText(host),
                 server.getAddress().getPort());
     }
 
@@ -167,7 +180,8 @@ final class HttpEndpoint implements AutoCloseable {
         double now = 0;
         for (String name : PROGRESS) {
             now += registry.find(name).meters().stream()
-                    .mapToDouble(m -> m instanceof io.micrometer.core.instrument.Timer t ? t.count()
+                    .mapToDouble(m -> m instanceof io.micrometer.core.instrument.Timer t
+                            ? t.count()
                             : m instanceof io.micrometer.core.instrument.Counter c ? c.count() : 0)
                     .sum();
         }
@@ -180,16 +194,25 @@ final class HttpEndpoint implements AutoCloseable {
     private void live(HttpExchange exchange) throws IOException {
         long quietSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - progressAt);
         boolean live = quietSeconds <= liveWindow.toSeconds();
-        respond(exchange, live ? 200 : 503, "application/json", "{\"status\":\"" + (live ? "live" : "stalled")
-                + "\",\"secondsSinceProgress\":" + quietSeconds + ",\"limitSeconds\":" + liveWindow.toSeconds() + "}\n");
+        respond(
+                exchange,
+                live ? 200 : 503,
+                "application/json",
+                "{\"status\":\"" + (live ? "live" : "stalled") + "\",\"secondsSinceProgress\":" + quietSeconds
+                        + ",\"limitSeconds\":" + liveWindow.toSeconds() + "}\n");
     }
 
     private void ready(HttpExchange exchange) throws IOException {
         String db = probe("database", database);
         String amqp = probe("broker", broker);
         boolean ready = db == null && amqp == null;
-        respond(exchange, ready ? 200 : 503, "application/json", "{\"status\":\"" + (ready ? "ready" : "not ready") + "\",\"database\":\""
-                + (db == null ? "up" : "down: " + db) + "\",\"broker\":\"" + (amqp == null ? "up" : "down: " + amqp) + "\"}\n");
+        respond(
+                exchange,
+                ready ? 200 : 503,
+                "application/json",
+                "{\"status\":\"" + (ready ? "ready" : "not ready") + "\",\"database\":\""
+                        + (db == null ? "up" : "down: " + db) + "\",\"broker\":\""
+                        + (amqp == null ? "up" : "down: " + amqp) + "\"}\n");
     }
 
     /** Null when {@code probe} answers, else the class of what it threw (never its message: it may hold a host or a secret). */
@@ -198,7 +221,8 @@ final class HttpEndpoint implements AutoCloseable {
             probe.check();
             return null;
         } catch (Exception e) {
-            log.debug("readiness: the {} does not answer ({})", what, e.getClass().getSimpleName());
+            log.debug(
+                    "readiness: the {} does not answer ({})", what, e.getClass().getSimpleName());
             return e.getClass().getSimpleName();
         }
     }

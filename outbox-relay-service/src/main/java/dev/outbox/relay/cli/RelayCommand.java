@@ -33,12 +33,12 @@ import org.flywaydb.core.api.output.MigrateResult;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * The relay service: {@code java -jar outbox-relay.jar relay|status|migrate|failed|purge}. Settings come from
@@ -46,10 +46,20 @@ import picocli.CommandLine;
  * environment wins over the file. Exit codes: 0 done, 1 a fatal database or broker error, 2 a usage
  * or configuration error; every failure is one line on stderr.
  */
-@Command(name = "outbox-relay", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
+@Command(
+        name = "outbox-relay",
+        mixinStandardHelpOptions = true,
+        versionProvider = BuildVersion.class,
         description = "Routes outbox events into deliveries and publishes them to RabbitMQ.",
-        subcommands = {RelayCommand.RelayRun.class, RelayCommand.StatusRun.class, RelayCommand.MigrateRun.class,
-            AdminCommands.FailedRun.class, BlockedCommands.BlockedRun.class, AdminCommands.PurgeRun.class, CommandLine.HelpCommand.class})
+        subcommands = {
+            RelayCommand.RelayRun.class,
+            RelayCommand.StatusRun.class,
+            RelayCommand.MigrateRun.class,
+            AdminCommands.FailedRun.class,
+            BlockedCommands.BlockedRun.class,
+            AdminCommands.PurgeRun.class,
+            CommandLine.HelpCommand.class
+        })
 public final class RelayCommand implements Callable<Integer> {
 
     static final int FATAL = 1;
@@ -58,9 +68,12 @@ public final class RelayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--config", paramLabel = "FILE",
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
             description = "A properties file with OUTBOX_* settings; environment variables win over it.")
-    @Nullable Path config;
+    @Nullable
+    Path config;
 
     private final Map<String, String> env;
 
@@ -71,9 +84,12 @@ public final class RelayCommand implements Callable<Integer> {
     public static void main(String[] args) {
         configureLogging();
         // a library thread's stack trace would print external messages (and many lines): its classes only
-        Thread.setDefaultUncaughtExceptionHandler((thread, e) ->
-                System.err.println("outbox-relay: uncaught " + describe(e) + " in thread " + ServiceSettings.shown(thread.getName(), 80)));
-        System.exit(run(args, System.getenv(), new PrintWriter(new OutputStreamWriter(System.out, Charset.defaultCharset()), true),
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> System.err.println(
+                "outbox-relay: uncaught " + describe(e) + " in thread " + ServiceSettings.shown(thread.getName(), 80)));
+        System.exit(run(
+                args,
+                System.getenv(),
+                new PrintWriter(new OutputStreamWriter(System.out, Charset.defaultCharset()), true),
                 new PrintWriter(new OutputStreamWriter(System.err, Charset.defaultCharset()), true)));
     }
 
@@ -84,7 +100,8 @@ public final class RelayCommand implements Callable<Integer> {
         cli.setOut(out);
         cli.setErr(err);
         cli.setParameterExceptionHandler((e, arguments) -> {
-            err.println("outbox-relay: " + ServiceSettings.shown(String.valueOf(e.getMessage()), 300) + " (see --help)");
+            err.println(
+                    "outbox-relay: " + ServiceSettings.shown(String.valueOf(e.getMessage()), 300) + " (see --help)");
             return USAGE;
         });
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
@@ -96,7 +113,8 @@ public final class RelayCommand implements Callable<Integer> {
                 TlsRefusal tls = TlsRefusal.of(e);
                 if (tls != null && e.getCause() != null && DatabaseOutages.sqlState(e) == null) {
                     // the broker refused over TLS: the relay's line, in the terms of the settings
-                    err.println("outbox-relay: broker unreachable (" + e.getCause().getClass().getSimpleName() + ")" + brokerTlsHint(tls));
+                    err.println("outbox-relay: broker unreachable ("
+                            + e.getCause().getClass().getSimpleName() + ")" + brokerTlsHint(tls));
                 } else {
                     err.println("outbox-relay: " + e.getMessage());
                 }
@@ -110,7 +128,8 @@ public final class RelayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: relay, status, migrate, failed or purge");
+        throw new CommandLine.ParameterException(
+                spec.commandLine(), "a command is required: relay, status, migrate, failed or purge");
     }
 
     ServiceSettings settings() {
@@ -118,7 +137,8 @@ public final class RelayCommand implements Callable<Integer> {
     }
 
     /** The database role the commands log in as, for the message of a refused privilege; null when the settings cannot say. */
-    @Nullable String role() {
+    @Nullable
+    String role() {
         try {
             return settings().jdbcRole();
         } catch (RuntimeException e) {
@@ -127,7 +147,9 @@ public final class RelayCommand implements Callable<Integer> {
     }
 
     /** One pass, or passes until SIGTERM/SIGINT with {@code --loop}. */
-    @Command(name = "relay", mixinStandardHelpOptions = true,
+    @Command(
+            name = "relay",
+            mixinStandardHelpOptions = true,
             description = "Route, dispatch and publish, time out lost jobs: one pass, or until stopped with --loop.")
     static final class RelayRun implements Callable<Integer> {
 
@@ -142,16 +164,20 @@ public final class RelayCommand implements Callable<Integer> {
         @Option(names = "--loop", description = "Run passes until SIGTERM or SIGINT.")
         boolean loop;
 
-        @Option(names = "--sleep", paramLabel = "N", defaultValue = "1",
-                description = "Seconds to sleep after a pass that found nothing to do (1..3600, default ${DEFAULT-VALUE}).")
+        @Option(
+                names = "--sleep",
+                paramLabel = "N",
+                defaultValue = "1",
+                description =
+                        "Seconds to sleep after a pass that found nothing to do (1..3600, default ${DEFAULT-VALUE}).")
         int sleep;
 
         @Override
         @SuppressWarnings("try") // the retention loop runs beside the relay and stops on close()
         public Integer call() {
             if (sleep < 1 || sleep > 3600) {
-                throw new CommandLine.ParameterException(spec.commandLine(),
-                        "--sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--sleep must be a whole number of seconds from 1 to 3600, got " + sleep);
             }
             ServiceSettings s = parent.settings();
             String jdbcUrl = s.jdbcUrl();
@@ -200,13 +226,24 @@ public final class RelayCommand implements Callable<Integer> {
                         .maxQueueDepth(maxQueueDepth)
                         .wakeupLinger(wakeupLinger);
                 // closed after the relay (resources close in reverse): it answers until the loop has stopped
-                try (HttpEndpoint http = loop && httpPort != null ? HttpEndpoint.open(httpHost, httpPort, liveWindow(sleep, confirmTimeout),
-                        () -> probeDatabase(jdbcUrl, s.jdbcUser(), s.jdbcPassword()), () -> probeBroker(amqp)) : null;
+                try (HttpEndpoint http = loop && httpPort != null
+                                ? HttpEndpoint.open(
+                                        httpHost,
+                                        httpPort,
+                                        liveWindow(sleep, confirmTimeout),
+                                        () -> probeDatabase(jdbcUrl, s.jdbcUser(), s.jdbcPassword()),
+                                        () -> probeBroker(amqp))
+                                : null;
                         OutboxRelay relay = (http == null ? builder : builder.meterRegistry(http.registry())).build()) {
                     if (!loop) {
                         PassResult result = relay.runOnce();
-                        log.info("pass done: {} event(s) routed, {} delivery(ies) dispatched, {} confirmed, {} refused, {} timed out",
-                                result.routedEvents(), result.dispatched(), result.confirmed(), result.publishFailed(), result.timedOut());
+                        log.info(
+                                "pass done: {} event(s) routed, {} delivery(ies) dispatched, {} confirmed, {} refused, {} timed out",
+                                result.routedEvents(),
+                                result.dispatched(),
+                                result.confirmed(),
+                                result.publishFailed(),
+                                result.timedOut());
                         return 0;
                     }
                     Signals.onTermination(relay::stop);
@@ -262,9 +299,12 @@ public final class RelayCommand implements Callable<Integer> {
     }
 
     /** Prints the current state as a table; changes nothing. */
-    @Command(name = "status", mixinStandardHelpOptions = true,
-            description = "Print deliveries per queue and status, the oldest ready delivery, unrouted events, failures by reason"
-                    + " and blocked keys.")
+    @Command(
+            name = "status",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Print deliveries per queue and status, the oldest ready delivery, unrouted events, failures by reason"
+                            + " and blocked keys.")
     static final class StatusRun implements Callable<Integer> {
 
         @ParentCommand
@@ -300,7 +340,9 @@ public final class RelayCommand implements Callable<Integer> {
     }
 
     /** Applies the outbox migrations. */
-    @Command(name = "migrate", mixinStandardHelpOptions = true,
+    @Command(
+            name = "migrate",
+            mixinStandardHelpOptions = true,
             description = "Apply the outbox migrations (for deployments where the relay owns them).")
     static final class MigrateRun implements Callable<Integer> {
 
@@ -322,7 +364,9 @@ public final class RelayCommand implements Callable<Integer> {
                 } catch (RuntimeException e) {
                     throw new RelayException("migration failed (" + describe(e, s.jdbcRole()) + ")", e);
                 }
-                spec.commandLine().getOut().println("applied " + result.migrationsExecuted + " migration(s) to schema " + tables.schema());
+                spec.commandLine()
+                        .getOut()
+                        .println("applied " + result.migrationsExecuted + " migration(s) to schema " + tables.schema());
                 spec.commandLine().getOut().flush();
                 return 0;
             }
@@ -343,7 +387,8 @@ public final class RelayCommand implements Callable<Integer> {
         return pool(s, jdbcUrl, readOnly ? "outbox-status" : "outbox-relay", readOnly ? 1 : 4, readOnly, lazy);
     }
 
-    static HikariDataSource pool(ServiceSettings s, String jdbcUrl, String name, int size, boolean readOnly, boolean lazy) {
+    static HikariDataSource pool(
+            ServiceSettings s, String jdbcUrl, String name, int size, boolean readOnly, boolean lazy) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         if (s.jdbcUser() != null) {
@@ -371,7 +416,8 @@ public final class RelayCommand implements Callable<Integer> {
         try {
             return DriverManager.getConnection(jdbcUrl, login(user, password));
         } catch (SQLException e) {
-            throw new RelayException("cannot open the LISTEN connection (" + e.getClass().getSimpleName() + ")", e);
+            throw new RelayException(
+                    "cannot open the LISTEN connection (" + e.getClass().getSimpleName() + ")", e);
         }
     }
 
@@ -400,12 +446,16 @@ public final class RelayCommand implements Callable<Integer> {
         String sqlState = null;
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
             t = c;
-            if (sqlState == null && c instanceof SQLException sql && sql.getSQLState() != null
+            if (sqlState == null
+                    && c instanceof SQLException sql
+                    && sql.getSQLState() != null
                     && sql.getSQLState().matches("[0-9A-Z]{5}")) {
                 sqlState = sql.getSQLState();
             }
         }
-        String classes = t == e ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + t.getClass().getSimpleName();
+        String classes = t == e
+                ? e.getClass().getSimpleName()
+                : e.getClass().getSimpleName() + ": " + t.getClass().getSimpleName();
         TlsRefusal tls = TlsRefusal.of(e);
         if (tls != null) {
             return classes + (sqlState == null ? "" : ", SQL state " + sqlState) + tlsHint(tls);
@@ -414,24 +464,29 @@ public final class RelayCommand implements Callable<Integer> {
             return classes;
         }
         return classes + ", SQL state " + sqlState
-                + (DatabaseOutages.INSUFFICIENT_PRIVILEGE.equals(sqlState) ? DatabaseOutages.hint(e, role) : hint(sqlState));
+                + (DatabaseOutages.INSUFFICIENT_PRIVILEGE.equals(sqlState)
+                        ? DatabaseOutages.hint(e, role)
+                        : hint(sqlState));
     }
 
     /** What a server certificate refused by TLS verification means, in the terms of the settings. */
     static String tlsHint(TlsRefusal tls) {
         return switch (tls) {
-            case UNTRUSTED -> ": TLS: the server's certificate is not trusted: not signed by the CA of sslrootcert in "
-                    + ServiceSettings.JDBC_URL + ", or expired";
-            case WRONG_HOST -> ": TLS: the server's certificate does not name the host of " + ServiceSettings.JDBC_URL
-                    + " (sslmode=verify-full)";
+            case UNTRUSTED ->
+                ": TLS: the server's certificate is not trusted: not signed by the CA of sslrootcert in "
+                        + ServiceSettings.JDBC_URL + ", or expired";
+            case WRONG_HOST ->
+                ": TLS: the server's certificate does not name the host of " + ServiceSettings.JDBC_URL
+                        + " (sslmode=verify-full)";
         };
     }
 
     /** What a broker certificate refused by TLS verification means, in the terms of the settings. */
     static String brokerTlsHint(TlsRefusal tls) {
         return switch (tls) {
-            case UNTRUSTED -> ": TLS: the broker's certificate is not trusted: not signed by a CA of " + ServiceSettings.AMQP_TRUST_STORE
-                    + " (or of the JVM when it is not set), or expired";
+            case UNTRUSTED ->
+                ": TLS: the broker's certificate is not trusted: not signed by a CA of "
+                        + ServiceSettings.AMQP_TRUST_STORE + " (or of the JVM when it is not set), or expired";
             case WRONG_HOST -> ": TLS: the broker's certificate does not name the host of " + ServiceSettings.AMQP_URI;
         };
     }
@@ -441,7 +496,8 @@ public final class RelayCommand implements Callable<Integer> {
         return switch (sqlState) {
             case "28P01", "28000" -> ": the login was refused, check OUTBOX_JDBC_USER and OUTBOX_JDBC_PASSWORD";
             case "3D000" -> ": the database named in OUTBOX_JDBC_URL does not exist";
-            case "42P01" -> ": the outbox tables are missing in OUTBOX_SCHEMA (run migrate, or check the table settings)";
+            case "42P01" ->
+                ": the outbox tables are missing in OUTBOX_SCHEMA (run migrate, or check the table settings)";
             default -> "";
         };
     }
@@ -457,10 +513,12 @@ public final class RelayCommand implements Callable<Integer> {
         defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
         defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
         defaultProperty("org.slf4j.simpleLogger.showShortLogName", "true");
-        defaultProperty("org.slf4j.simpleLogger.log.com.zaxxer.hikari", "error"); // outages are logged by the relay, once
+        defaultProperty(
+                "org.slf4j.simpleLogger.log.com.zaxxer.hikari", "error"); // outages are logged by the relay, once
         defaultProperty("org.slf4j.simpleLogger.log.org.flywaydb", "warn");
         defaultProperty("org.slf4j.simpleLogger.log.org.jooq", "warn");
-        // jOOQ's ASCII-art banner and tip of the day, printed at INFO when jOOQ first starts, even with org.jooq at INFO
+        // jOOQ's ASCII-art banner and tip of the day, printed at INFO when jOOQ first starts, even with org.jooq at
+        // INFO
         defaultProperty("org.jooq.no-logo", "true");
         defaultProperty("org.jooq.no-tips", "true");
     }

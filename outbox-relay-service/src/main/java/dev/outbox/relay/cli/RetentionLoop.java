@@ -37,13 +37,19 @@ final class RetentionLoop implements AutoCloseable {
             return t;
         });
         // runs until close; round catches and logs its own failures
-        var unused = scheduler.scheduleWithFixedDelay(() -> round(admin, retention), 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        var unused = scheduler.scheduleWithFixedDelay(
+                () -> round(admin, retention), 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     static RetentionLoop start(ServiceSettings s, Retention retention, Duration interval) {
         HikariDataSource dataSource = RelayCommand.pool(s, s.jdbcUrl(), "outbox-retention", 2, false, true);
-        log.info("retention every {}: completed after {}, failed after {}, unrouted after {}, batches of {}", interval,
-                shown(retention.completed()), shown(retention.failed()), shown(retention.unrouted()), retention.batchSize());
+        log.info(
+                "retention every {}: completed after {}, failed after {}, unrouted after {}, batches of {}",
+                interval,
+                shown(retention.completed()),
+                shown(retention.failed()),
+                shown(retention.unrouted()),
+                retention.batchSize());
         return new RetentionLoop(dataSource, OutboxAdmin.of(dataSource, s.tables()), retention, interval);
     }
 

@@ -70,18 +70,48 @@ final class ServiceSettings {
     static final String HTTP_PORT = "OUTBOX_HTTP_PORT";
     static final String HTTP_HOST = "OUTBOX_HTTP_HOST";
     /** The secret settings: each may also come from a file named by the same key with {@code _FILE} after it. */
-    static final List<String> SECRETS = List.of(JDBC_PASSWORD, AMQP_URI, AMQP_TRUST_STORE_PASSWORD, AMQP_KEY_STORE_PASSWORD);
+    static final List<String> SECRETS =
+            List.of(JDBC_PASSWORD, AMQP_URI, AMQP_TRUST_STORE_PASSWORD, AMQP_KEY_STORE_PASSWORD);
+
     static final String FILE_SUFFIX = "_FILE";
     static final String JDBC_PASSWORD_FILE = JDBC_PASSWORD + FILE_SUFFIX;
     static final String AMQP_URI_FILE = AMQP_URI + FILE_SUFFIX;
     static final String AMQP_TRUST_STORE_PASSWORD_FILE = AMQP_TRUST_STORE_PASSWORD + FILE_SUFFIX;
     static final String AMQP_KEY_STORE_PASSWORD_FILE = AMQP_KEY_STORE_PASSWORD + FILE_SUFFIX;
 
-    static final Set<String> KEYS = Set.of(JDBC_URL, JDBC_USER, JDBC_PASSWORD, AMQP_URI, ROUTES_FILE, SCHEMA, EVENTS_TABLE,
-            DELIVERIES_TABLE, QUEUE_TYPE, NOTIFY_CHANNEL, POLL_ONLY, ROUTE_BATCH_SIZE, DISPATCH_BATCH_SIZE, CONFIRM_TIMEOUT_SECONDS,
-            MAX_IN_FLIGHT, MAX_QUEUE_DEPTH, WAKEUP_LINGER_MILLIS, RETENTION_COMPLETED, RETENTION_FAILED, RETENTION_UNROUTED, RETENTION_INTERVAL, RETENTION_BATCH_SIZE,
-            HTTP_PORT, HTTP_HOST, JDBC_PASSWORD_FILE, AMQP_URI_FILE, AMQP_TRUST_STORE, AMQP_TRUST_STORE_PASSWORD, AMQP_KEY_STORE,
-            AMQP_KEY_STORE_PASSWORD, AMQP_TRUST_STORE_PASSWORD_FILE, AMQP_KEY_STORE_PASSWORD_FILE);
+    static final Set<String> KEYS = Set.of(
+            JDBC_URL,
+            JDBC_USER,
+            JDBC_PASSWORD,
+            AMQP_URI,
+            ROUTES_FILE,
+            SCHEMA,
+            EVENTS_TABLE,
+            DELIVERIES_TABLE,
+            QUEUE_TYPE,
+            NOTIFY_CHANNEL,
+            POLL_ONLY,
+            ROUTE_BATCH_SIZE,
+            DISPATCH_BATCH_SIZE,
+            CONFIRM_TIMEOUT_SECONDS,
+            MAX_IN_FLIGHT,
+            MAX_QUEUE_DEPTH,
+            WAKEUP_LINGER_MILLIS,
+            RETENTION_COMPLETED,
+            RETENTION_FAILED,
+            RETENTION_UNROUTED,
+            RETENTION_INTERVAL,
+            RETENTION_BATCH_SIZE,
+            HTTP_PORT,
+            HTTP_HOST,
+            JDBC_PASSWORD_FILE,
+            AMQP_URI_FILE,
+            AMQP_TRUST_STORE,
+            AMQP_TRUST_STORE_PASSWORD,
+            AMQP_KEY_STORE,
+            AMQP_KEY_STORE_PASSWORD,
+            AMQP_TRUST_STORE_PASSWORD_FILE,
+            AMQP_KEY_STORE_PASSWORD_FILE);
 
     /** The longest value of any setting, in characters. */
     static final int MAX_VALUE_LENGTH = 4096;
@@ -93,8 +123,9 @@ final class ServiceSettings {
      */
     static final List<String> FOREIGN_PREFIXES = List.of("OUTBOX_TEST_", "OUTBOX_CODEGEN_");
     /** The variables Kubernetes gives every pod for a Service named {@code outbox} or {@code outbox-...}, after the name. */
-    private static final Pattern SERVICE_LINK =
-            Pattern.compile("SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?");
+    private static final Pattern SERVICE_LINK = Pattern.compile(
+            "SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?");
+
     private static final Pattern HOST = Pattern.compile("[A-Za-z0-9._:-]{1,253}|\\[[0-9A-Fa-f:.]{2,45}]");
     private static final Pattern FILE_KEY = Pattern.compile("OUTBOX_[A-Z0-9_]+");
 
@@ -116,8 +147,10 @@ final class ServiceSettings {
         }
         for (String key : new TreeSet<>(env.keySet())) {
             if (key.startsWith("OUTBOX_") && !KEYS.contains(key) && !isForeign(key, env.keySet())) {
-                throw new ConfigException(shown(key, 64), "unknown setting in the environment; the nearest known one is "
-                        + nearest(key) + " (docs/reference.md lists them)");
+                throw new ConfigException(
+                        shown(key, 64),
+                        "unknown setting in the environment; the nearest known one is " + nearest(key)
+                                + " (docs/reference.md lists them)");
             }
         }
         for (String key : KEYS) {
@@ -133,7 +166,8 @@ final class ServiceSettings {
                 continue;
             }
             if (values.containsKey(secret)) {
-                throw new ConfigException(secret, "is given both as a value and as a file (" + fileKey + "); give one of them");
+                throw new ConfigException(
+                        secret, "is given both as a value and as a file (" + fileKey + "); give one of them");
             }
             values.put(secret, readSecret(fileKey, path));
         }
@@ -162,17 +196,23 @@ final class ServiceSettings {
         String text;
         try {
             if (!Files.isRegularFile(file)) {
-                throw new ConfigException(fileKey, Files.exists(file) ? file + " is not a regular file" : "no such file " + file);
+                throw new ConfigException(
+                        fileKey, Files.exists(file) ? file + " is not a regular file" : "no such file " + file);
             }
             if (Files.size(file) > MAX_VALUE_LENGTH) {
                 throw new ConfigException(fileKey, file + " is larger than " + MAX_VALUE_LENGTH + " bytes");
             }
-            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(Files.readAllBytes(file)))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw new ConfigException(fileKey, "cannot read " + file + " (not UTF-8 text)");
         } catch (IOException e) {
-            throw new ConfigException(fileKey, "cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
+            throw new ConfigException(
+                    fileKey, "cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
         }
         String secret = text.replaceFirst("[\\r\\n]+$", "");
         if (secret.isEmpty()) {
@@ -195,14 +235,19 @@ final class ServiceSettings {
             if (Files.size(file) > MAX_FILE_BYTES) {
                 throw new ConfigException("--config", file + " is larger than " + MAX_FILE_BYTES / 1024 + " KiB");
             }
-            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(Files.readAllBytes(file)))
+                    .toString();
         } catch (NoSuchFileException e) {
             throw new ConfigException("--config", "no such file " + file);
         } catch (CharacterCodingException e) {
             throw new ConfigException("--config", "cannot read " + file + " (not UTF-8 text)");
         } catch (IOException e) {
-            throw new ConfigException("--config", "cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
+            throw new ConfigException(
+                    "--config", "cannot read " + file + " (" + e.getClass().getSimpleName() + ")");
         }
         if (text.startsWith("\uFEFF")) {
             text = text.substring(1);
@@ -217,12 +262,16 @@ final class ServiceSettings {
             int eq = line.indexOf('=');
             String key = eq < 0 ? "" : line.substring(0, eq).strip();
             if (!FILE_KEY.matcher(key).matches()) {
-                throw new ConfigException("--config", file + " line " + (i + 1)
-                        + ": not a setting, expected OUTBOX_NAME=value (the line is not shown: it may hold a secret)");
+                throw new ConfigException(
+                        "--config",
+                        file + " line " + (i + 1)
+                                + ": not a setting, expected OUTBOX_NAME=value (the line is not shown: it may hold a secret)");
             }
             if (!KEYS.contains(key)) {
-                throw new ConfigException(shown(key, 64), "unknown setting in " + file + " line " + (i + 1) + "; the nearest known one is "
-                        + nearest(key) + " (docs/reference.md lists them)");
+                throw new ConfigException(
+                        shown(key, 64),
+                        "unknown setting in " + file + " line " + (i + 1) + "; the nearest known one is " + nearest(key)
+                                + " (docs/reference.md lists them)");
             }
             if (values.containsKey(key)) {
                 throw new ConfigException(key, "is given twice in " + file + " (again on line " + (i + 1) + ")");
@@ -241,7 +290,9 @@ final class ServiceSettings {
             String service = key.substring(0, i);
             String suffix = key.substring(i + 1);
             if (SERVICE_LINK.matcher(suffix).matches()
-                    && (suffix.equals("SERVICE_HOST") ? env.contains(service + "_SERVICE_PORT") : env.contains(service + "_SERVICE_HOST"))) {
+                    && (suffix.equals("SERVICE_HOST")
+                            ? env.contains(service + "_SERVICE_PORT")
+                            : env.contains(service + "_SERVICE_HOST"))) {
                 return true;
             }
         }
@@ -294,7 +345,9 @@ final class ServiceSettings {
     static String shown(String value, int max) {
         String bounded = value.length() > max ? value.substring(0, max) + "..." : value;
         StringBuilder out = new StringBuilder(bounded.length());
-        bounded.codePoints().forEach(c -> out.appendCodePoint(Character.isISOControl(c) || Character.getType(c) == Character.FORMAT ? '?' : c));
+        bounded.codePoints()
+                .forEach(c -> out.appendCodePoint(
+                        Character.isISOControl(c) || Character.getType(c) == Character.FORMAT ? '?' : c));
         return out.toString();
     }
 
@@ -311,11 +364,14 @@ final class ServiceSettings {
         if (!url.startsWith("jdbc:postgresql:")) {
             throw new ConfigException(JDBC_URL, "must be a PostgreSQL JDBC URL starting with jdbc:postgresql:");
         }
-        // the driver's own reading, so that what passes here is what it connects to; the URL may hold a password: never shown
+        // the driver's own reading, so that what passes here is what it connects to; the URL may hold a password: never
+        // shown
         Properties parsed = org.postgresql.Driver.parseURL(url, null);
         if (parsed == null) {
-            throw new ConfigException(JDBC_URL, "cannot be read by the PostgreSQL driver (expected jdbc:postgresql://host:5432/database;"
-                    + " the URL is not shown: it may hold a password)");
+            throw new ConfigException(
+                    JDBC_URL,
+                    "cannot be read by the PostgreSQL driver (expected jdbc:postgresql://host:5432/database;"
+                            + " the URL is not shown: it may hold a password)");
         }
         if (parsed.getProperty("PGHOST", "").isEmpty()) {
             throw new ConfigException(JDBC_URL, "names no host (expected jdbc:postgresql://host:5432/database)");
@@ -335,14 +391,17 @@ final class ServiceSettings {
                 throw new ConfigException(JDBC_URL, tlsFile + " is not a file name");
             }
             if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
-                throw new ConfigException(JDBC_URL, tlsFile + " names " + (Files.exists(file) ? "a file it cannot read: " : "no such file: ")
-                        + shown(path, 200));
+                throw new ConfigException(
+                        JDBC_URL,
+                        tlsFile + " names " + (Files.exists(file) ? "a file it cannot read: " : "no such file: ")
+                                + shown(path, 200));
             }
         }
         return url;
     }
 
-    @Nullable String jdbcUser() {
+    @Nullable
+    String jdbcUser() {
         return get(JDBC_USER);
     }
 
@@ -350,7 +409,8 @@ final class ServiceSettings {
      * The role the service logs in as: {@value #JDBC_USER}, else the {@code user} of {@value #JDBC_URL},
      * else the driver's default (the operating system's user name); null when the URL cannot be read.
      */
-    @Nullable String jdbcRole() {
+    @Nullable
+    String jdbcRole() {
         String user = jdbcUser();
         if (user != null) {
             return user;
@@ -364,7 +424,8 @@ final class ServiceSettings {
         return fromUrl != null && !fromUrl.isEmpty() ? fromUrl : System.getProperty("user.name");
     }
 
-    @Nullable String jdbcPassword() {
+    @Nullable
+    String jdbcPassword() {
         return get(JDBC_PASSWORD);
     }
 
@@ -396,7 +457,9 @@ final class ServiceSettings {
     private @Nullable SSLContext amqpTls(boolean amqps) {
         String trustStore = get(AMQP_TRUST_STORE);
         String keyStore = get(AMQP_KEY_STORE);
-        for (String[] pair : new String[][] {{AMQP_TRUST_STORE, AMQP_TRUST_STORE_PASSWORD}, {AMQP_KEY_STORE, AMQP_KEY_STORE_PASSWORD}}) {
+        for (String[] pair :
+                new String[][] {{AMQP_TRUST_STORE, AMQP_TRUST_STORE_PASSWORD}, {AMQP_KEY_STORE, AMQP_KEY_STORE_PASSWORD}
+                }) {
             if (get(pair[0]) == null && get(pair[1]) != null) {
                 throw new ConfigException(pair[1], "is set but " + pair[0] + " is not: name the store it opens");
             }
@@ -405,13 +468,24 @@ final class ServiceSettings {
             return null;
         }
         if (!amqps) {
-            throw new ConfigException(trustStore != null ? AMQP_TRUST_STORE : AMQP_KEY_STORE, "is set but " + AMQP_URI
-                    + " is not amqps://: the stores are for TLS (use amqps://host:5671)");
+            throw new ConfigException(
+                    trustStore != null ? AMQP_TRUST_STORE : AMQP_KEY_STORE,
+                    "is set but " + AMQP_URI + " is not amqps://: the stores are for TLS (use amqps://host:5671)");
         }
-        TlsStores.Store trust = trustStore == null ? null
-                : new TlsStores.Store(AMQP_TRUST_STORE, trustStore, AMQP_TRUST_STORE_PASSWORD, () -> password(AMQP_TRUST_STORE, AMQP_TRUST_STORE_PASSWORD));
-        TlsStores.Store key = keyStore == null ? null
-                : new TlsStores.Store(AMQP_KEY_STORE, keyStore, AMQP_KEY_STORE_PASSWORD, () -> password(AMQP_KEY_STORE, AMQP_KEY_STORE_PASSWORD));
+        TlsStores.Store trust = trustStore == null
+                ? null
+                : new TlsStores.Store(
+                        AMQP_TRUST_STORE,
+                        trustStore,
+                        AMQP_TRUST_STORE_PASSWORD,
+                        () -> password(AMQP_TRUST_STORE, AMQP_TRUST_STORE_PASSWORD));
+        TlsStores.Store key = keyStore == null
+                ? null
+                : new TlsStores.Store(
+                        AMQP_KEY_STORE,
+                        keyStore,
+                        AMQP_KEY_STORE_PASSWORD,
+                        () -> password(AMQP_KEY_STORE, AMQP_KEY_STORE_PASSWORD));
         try {
             return TlsStores.context(trust, key);
         } catch (IllegalArgumentException e) {
@@ -423,7 +497,9 @@ final class ServiceSettings {
     private String password(String key, String passwordKey) {
         String password = get(passwordKey);
         if (password == null) {
-            throw new ConfigException(passwordKey, "is required with " + key + " (or " + passwordKey + FILE_SUFFIX + "): the store's password");
+            throw new ConfigException(
+                    passwordKey,
+                    "is required with " + key + " (or " + passwordKey + FILE_SUFFIX + "): the store's password");
         }
         return password;
     }
@@ -448,7 +524,8 @@ final class ServiceSettings {
         return tables;
     }
 
-    private OutboxTables name(OutboxTables tables, String key, java.util.function.BiFunction<OutboxTables, String, OutboxTables> change) {
+    private OutboxTables name(
+            OutboxTables tables, String key, java.util.function.BiFunction<OutboxTables, String, OutboxTables> change) {
         String value = get(key);
         if (value == null) {
             return tables;
@@ -456,8 +533,10 @@ final class ServiceSettings {
         try {
             return change.apply(tables, value);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(key, "must be a lower-case identifier [a-z_][a-z0-9_]* (at most 63 characters for a schema, 40 for a table)"
-                    + " and the table names must differ");
+            throw new ConfigException(
+                    key,
+                    "must be a lower-case identifier [a-z_][a-z0-9_]* (at most 63 characters for a schema, 40 for a table)"
+                            + " and the table names must differ");
         }
     }
 
@@ -469,7 +548,8 @@ final class ServiceSettings {
         return switch (value.toLowerCase(Locale.ROOT)) {
             case "classic" -> QueueType.CLASSIC;
             case "quorum" -> QueueType.QUORUM;
-            default -> throw new ConfigException(QUEUE_TYPE, "must be classic or quorum, got '" + shown(value, 40) + "'");
+            default ->
+                throw new ConfigException(QUEUE_TYPE, "must be classic or quorum, got '" + shown(value, 40) + "'");
         };
     }
 
@@ -479,7 +559,8 @@ final class ServiceSettings {
             return Outbox.DEFAULT_NOTIFY_CHANNEL;
         }
         if (!NotifyChannels.isValid(value)) {
-            throw new ConfigException(NOTIFY_CHANNEL, "must be " + NotifyChannels.RULE + ", got '" + shown(value, 80) + "'");
+            throw new ConfigException(
+                    NOTIFY_CHANNEL, "must be " + NotifyChannels.RULE + ", got '" + shown(value, 80) + "'");
         }
         return value;
     }
@@ -519,22 +600,26 @@ final class ServiceSettings {
 
     /** {@link dev.outbox.relay.OutboxRelay.Builder#wakeupLinger}: 0..1,000 ms, default {@value dev.outbox.relay.OutboxRelay#DEFAULT_WAKEUP_LINGER_MILLIS}. */
     Duration wakeupLinger() {
-        return Duration.ofMillis(integer(WAKEUP_LINGER_MILLIS, (int) OutboxRelay.DEFAULT_WAKEUP_LINGER_MILLIS, 0, 1_000));
+        return Duration.ofMillis(
+                integer(WAKEUP_LINGER_MILLIS, (int) OutboxRelay.DEFAULT_WAKEUP_LINGER_MILLIS, 0, 1_000));
     }
 
     /**
      * What {@code relay --loop} purges by itself: null unless {@value #RETENTION_COMPLETED},
      * {@value #RETENTION_FAILED} or {@value #RETENTION_UNROUTED} is given.
      */
-    @Nullable Retention retention() {
+    @Nullable
+    Retention retention() {
         Duration completed = duration(RETENTION_COMPLETED);
         Duration failed = duration(RETENTION_FAILED);
         Duration unrouted = duration(RETENTION_UNROUTED);
         int batchSize = integer(RETENTION_BATCH_SIZE, Retention.DEFAULT_BATCH_SIZE, 1, Retention.MAX_BATCH_SIZE);
         if (completed == null && failed == null && unrouted == null) {
             if (get(RETENTION_INTERVAL) != null || get(RETENTION_BATCH_SIZE) != null) {
-                throw new ConfigException(RETENTION_INTERVAL, "is set but nothing to purge: set " + RETENTION_COMPLETED + ", "
-                        + RETENTION_FAILED + " or " + RETENTION_UNROUTED);
+                throw new ConfigException(
+                        RETENTION_INTERVAL,
+                        "is set but nothing to purge: set " + RETENTION_COMPLETED + ", " + RETENTION_FAILED + " or "
+                                + RETENTION_UNROUTED);
             }
             return null;
         }
@@ -548,10 +633,12 @@ final class ServiceSettings {
     }
 
     /** The port of {@code relay --loop}'s HTTP endpoint (metrics and health); null: no endpoint. */
-    @Nullable Integer httpPort() {
+    @Nullable
+    Integer httpPort() {
         if (get(HTTP_PORT) == null) {
             if (get(HTTP_HOST) != null) {
-                throw new ConfigException(HTTP_HOST, "is set but " + HTTP_PORT + " is not: set the port to turn the HTTP endpoint on");
+                throw new ConfigException(
+                        HTTP_HOST, "is set but " + HTTP_PORT + " is not: set the port to turn the HTTP endpoint on");
             }
             return null;
         }
@@ -565,8 +652,10 @@ final class ServiceSettings {
             return InetAddress.getLoopbackAddress();
         }
         if (!HOST.matcher(value).matches()) {
-            throw new ConfigException(HTTP_HOST, "must be a host name or an IP address (e.g. 0.0.0.0 for every interface), got '"
-                    + shown(value, 80) + "'");
+            throw new ConfigException(
+                    HTTP_HOST,
+                    "must be a host name or an IP address (e.g. 0.0.0.0 for every interface), got '" + shown(value, 80)
+                            + "'");
         }
         try {
             return InetAddress.getByName(value);
@@ -600,6 +689,7 @@ final class ServiceSettings {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new ConfigException(key, "must be a whole number from " + min + " to " + max + ", got '" + shown(value, 40) + "'");
+        throw new ConfigException(
+                key, "must be a whole number from " + min + " to " + max + ", got '" + shown(value, 40) + "'");
     }
 }

@@ -30,17 +30,22 @@ final class Signals {
             return;
         }
         for (String name : new String[] {"TERM", "INT"}) {
-            Object onSignal = Proxy.newProxyInstance(Signals.class.getClassLoader(), new Class<?>[] {handler}, (proxy, method, args) -> {
-                if (method.getName().equals("handle")) {
-                    log.info("SIG{} received: finishing the current pass", name);
-                    stop.run();
-                    return null;
-                }
-                return method.getName().equals("toString") ? "relay stop on SIG" + name
-                        : method.getName().equals("hashCode") ? System.identityHashCode(proxy) : proxy == args[0];
-            });
+            Object onSignal = Proxy.newProxyInstance(
+                    Signals.class.getClassLoader(), new Class<?>[] {handler}, (proxy, method, args) -> {
+                        if (method.getName().equals("handle")) {
+                            log.info("SIG{} received: finishing the current pass", name);
+                            stop.run();
+                            return null;
+                        }
+                        return method.getName().equals("toString")
+                                ? "relay stop on SIG" + name
+                                : method.getName().equals("hashCode")
+                                        ? System.identityHashCode(proxy)
+                                        : proxy == args[0];
+                    });
             try {
-                signal.getMethod("handle", signal, handler).invoke(null, signal.getConstructor(String.class).newInstance(name), onSignal);
+                signal.getMethod("handle", signal, handler)
+                        .invoke(null, signal.getConstructor(String.class).newInstance(name), onSignal);
             } catch (InvocationTargetException e) {
                 // IllegalArgumentException: the JVM handles this signal itself (e.g. SIGINT under -Xrs)
                 log.debug("cannot handle SIG{} here ({})", name, String.valueOf(e.getCause()));

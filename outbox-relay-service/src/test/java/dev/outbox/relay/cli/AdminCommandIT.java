@@ -57,13 +57,15 @@ class AdminCommandIT {
 
     record Run(int exitCode, String out, String err) {
         List<JsonNode> lines() {
-            return out.lines().map(l -> {
-                try {
-                    return JSON.readTree(l);
-                } catch (Exception e) {
-                    throw new AssertionError("not a JSON line: " + l, e);
-                }
-            }).toList();
+            return out.lines()
+                    .map(l -> {
+                        try {
+                            return JSON.readTree(l);
+                        } catch (Exception e) {
+                            throw new AssertionError("not a JSON line: " + l, e);
+                        }
+                    })
+                    .toList();
         }
     }
 
@@ -96,9 +98,22 @@ class AdminCommandIT {
         emailsJobFailed = rows.failed("order.cancelled", "send-confirmation", "emails", "job_failed", t2);
         smsTimeout = rows.failed("order.placed", "send-sms", "sms", "timeout", t3);
         publishedEvent = rows.event("invoice.issued", "{\"secret\":\"s3cr3t\"}", t1, true);
-        published = rows.delivery(publishedEvent, OutboxDeliveryStatus.failed, "notify-billing", "billing.invoice.issued",
-                "billing", "publish_failed", t2.plusSeconds(1));
-        completed = rows.delivery(rows.event("order.placed", "{}", t1, true), OutboxDeliveryStatus.completed, "x", "emails", null, null, t1);
+        published = rows.delivery(
+                publishedEvent,
+                OutboxDeliveryStatus.failed,
+                "notify-billing",
+                "billing.invoice.issued",
+                "billing",
+                "publish_failed",
+                t2.plusSeconds(1));
+        completed = rows.delivery(
+                rows.event("order.placed", "{}", t1, true),
+                OutboxDeliveryStatus.completed,
+                "x",
+                "emails",
+                null,
+                null,
+                t1);
     }
 
     List<String> ids(Run run) {
@@ -114,9 +129,12 @@ class AdminCommandIT {
                 Arguments.of(List.of("--job-type", "send-sms"), List.of("smsTimeout")),
                 Arguments.of(List.of("--event-type", "order.placed"), List.of("emailsTimeout", "smsTimeout")),
                 Arguments.of(List.of("--reason", "timeout"), List.of("emailsTimeout", "smsTimeout")),
-                Arguments.of(List.of("--failed-before", "47h"), List.of("emailsTimeout", "emailsJobFailed", "published")),
+                Arguments.of(
+                        List.of("--failed-before", "47h"), List.of("emailsTimeout", "emailsJobFailed", "published")),
                 Arguments.of(List.of("--failed-after", "36h"), List.of("smsTimeout")),
-                Arguments.of(List.of("--failed-after", "2d1h", "--failed-before", "47h"), List.of("emailsJobFailed", "published")),
+                Arguments.of(
+                        List.of("--failed-after", "2d1h", "--failed-before", "47h"),
+                        List.of("emailsJobFailed", "published")),
                 Arguments.of(List.of("--queue", "emails", "--reason", "timeout"), List.of("emailsTimeout")));
     }
 
@@ -148,39 +166,55 @@ class AdminCommandIT {
     @MethodSource("filterOptions")
     void requeueDryRunCountsWhatTheRequeueChanges(List<String> options, List<String> expected) throws Exception {
         List<String> scope = options.isEmpty() ? List.of("--all") : options;
-        JsonNode dry = run(args(List.of("failed", "requeue"), scope, "--dry-run", "--json")).lines().get(0);
+        JsonNode dry = run(args(List.of("failed", "requeue"), scope, "--dry-run", "--json"))
+                .lines()
+                .get(0);
         assertThat(rows.status(UUID.fromString(named(expected.get(0))))).isEqualTo(OutboxDeliveryStatus.failed);
-        JsonNode real = run(args(List.of("failed", "requeue"), scope, "--json")).lines().get(0);
+        JsonNode real =
+                run(args(List.of("failed", "requeue"), scope, "--json")).lines().get(0);
 
         assertThat(dry.get("dryRun").asBoolean()).isTrue();
         assertThat(real.get("dryRun").asBoolean()).isFalse();
-        assertThat(dry.get("deliveries").asInt()).isEqualTo(real.get("deliveries").asInt()).isEqualTo(expected.size());
-        expected.forEach(n -> assertThat(rows.status(UUID.fromString(named(n)))).isEqualTo(OutboxDeliveryStatus.pending));
+        assertThat(dry.get("deliveries").asInt())
+                .isEqualTo(real.get("deliveries").asInt())
+                .isEqualTo(expected.size());
+        expected.forEach(
+                n -> assertThat(rows.status(UUID.fromString(named(n)))).isEqualTo(OutboxDeliveryStatus.pending));
     }
 
     @ParameterizedTest(name = "failed remove {0}: dry run equals the run")
     @MethodSource("filterOptions")
     void removeDryRunCountsWhatTheRemovalDeletes(List<String> options, List<String> expected) {
         List<String> scope = options.isEmpty() ? List.of("--all") : options;
-        JsonNode dry = run(args(List.of("failed", "remove"), scope, "--dry-run", "--json")).lines().get(0);
-        JsonNode real = run(args(List.of("failed", "remove"), scope, "--json")).lines().get(0);
+        JsonNode dry = run(args(List.of("failed", "remove"), scope, "--dry-run", "--json"))
+                .lines()
+                .get(0);
+        JsonNode real =
+                run(args(List.of("failed", "remove"), scope, "--json")).lines().get(0);
 
-        assertThat(dry.get("deliveries").asInt()).isEqualTo(real.get("deliveries").asInt()).isEqualTo(expected.size());
-        assertThat(dry.get("events").asInt()).isEqualTo(real.get("events").asInt()).isEqualTo(expected.size());
+        assertThat(dry.get("deliveries").asInt())
+                .isEqualTo(real.get("deliveries").asInt())
+                .isEqualTo(expected.size());
+        assertThat(dry.get("events").asInt())
+                .isEqualTo(real.get("events").asInt())
+                .isEqualTo(expected.size());
         expected.forEach(n -> assertThat(rows.row(UUID.fromString(named(n)))).isNull());
     }
 
     @Test
     void takesInstantsAsWellAsDurationsAgo() {
-        assertThat(ids(run("failed", "list", "--failed-after", t2.toString(), "--failed-before", t3.toString(), "--json")))
+        assertThat(ids(run(
+                        "failed", "list", "--failed-after", t2.toString(), "--failed-before", t3.toString(), "--json")))
                 .containsExactly(emailsJobFailed.toString(), published.toString());
     }
 
     @Test
     void listsByDeliveryAndEventIds() {
-        assertThat(ids(run("failed", "list", "--id", smsTimeout.toString(), "--id", emailsTimeout.toString(), "--json")))
+        assertThat(ids(run(
+                        "failed", "list", "--id", smsTimeout.toString(), "--id", emailsTimeout.toString(), "--json")))
                 .containsExactly(emailsTimeout.toString(), smsTimeout.toString());
-        assertThat(ids(run("failed", "list", "--event-id", publishedEvent.toString(), "--json"))).containsExactly(published.toString());
+        assertThat(ids(run("failed", "list", "--event-id", publishedEvent.toString(), "--json")))
+                .containsExactly(published.toString());
     }
 
     @Test
@@ -189,8 +223,12 @@ class AdminCommandIT {
 
         assertThat(run.exitCode()).isZero();
         List<String> lines = run.out().lines().toList();
-        assertThat(lines.get(0)).startsWith("DELIVERY").contains("FAILED AT", "REASON", "ATTEMPTS", "QUEUE / EXCHANGE", "JOB TYPE", "EVENT TYPE");
-        assertThat(lines.get(1)).startsWith(emailsTimeout.toString()).contains("timeout", "emails", "send-confirmation", "order.placed");
+        assertThat(lines.get(0))
+                .startsWith("DELIVERY")
+                .contains("FAILED AT", "REASON", "ATTEMPTS", "QUEUE / EXCHANGE", "JOB TYPE", "EVENT TYPE");
+        assertThat(lines.get(1))
+                .startsWith(emailsTimeout.toString())
+                .contains("timeout", "emails", "send-confirmation", "order.placed");
         assertThat(lines.get(3)).contains("exchange billing", "publish_failed");
         assertThat(lines).last().isEqualTo("4 failed delivery(ies)");
         assertThat(run.out()).doesNotContain("s3cr3t");
@@ -203,8 +241,14 @@ class AdminCommandIT {
         assertThat(last).startsWith("3 failed delivery(ies); next page: --after ");
         String cursor = last.substring(last.indexOf("--after ") + "--after ".length());
 
-        assertThat(ids(run("failed", "list", "--limit", "3", "--after", cursor, "--json"))).containsExactly(smsTimeout.toString());
-        assertThat(run("failed", "list", "--limit", "3", "--json").lines().get(2).get("cursor").asText()).isEqualTo(cursor);
+        assertThat(ids(run("failed", "list", "--limit", "3", "--after", cursor, "--json")))
+                .containsExactly(smsTimeout.toString());
+        assertThat(run("failed", "list", "--limit", "3", "--json")
+                        .lines()
+                        .get(2)
+                        .get("cursor")
+                        .asText())
+                .isEqualTo(cursor);
     }
 
     @Test
@@ -230,11 +274,14 @@ class AdminCommandIT {
         Run withPayloadJson = run("failed", "show", published.toString(), "--payload", "--json");
 
         assertThat(plain.exitCode()).isZero();
-        assertThat(plain.out()).contains("status", "failed", "publish_failed", "invoice.issued").doesNotContain("s3cr3t");
+        assertThat(plain.out())
+                .contains("status", "failed", "publish_failed", "invoice.issued")
+                .doesNotContain("s3cr3t");
         assertThat(plainJson.out()).hasLineCount(1).doesNotContain("s3cr3t");
         assertThat(plainJson.lines().get(0).has("payload")).isFalse();
         assertThat(withPayload.out()).contains("s3cr3t");
-        assertThat(withPayloadJson.lines().get(0).get("payload").get("secret").asText()).isEqualTo("s3cr3t");
+        assertThat(withPayloadJson.lines().get(0).get("payload").get("secret").asText())
+                .isEqualTo("s3cr3t");
     }
 
     @Test
@@ -250,7 +297,9 @@ class AdminCommandIT {
         Run run = run("failed", "requeue", "--id", completed.toString());
 
         assertThat(run.exitCode()).isZero();
-        assertThat(run.out()).contains("left alone: " + completed + " is completed, not failed").contains("nothing requeued");
+        assertThat(run.out())
+                .contains("left alone: " + completed + " is completed, not failed")
+                .contains("nothing requeued");
         assertThat(rows.status(completed)).isEqualTo(OutboxDeliveryStatus.completed);
     }
 
@@ -275,8 +324,17 @@ class AdminCommandIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"--failed-before=yesterday", "--failed-after=7 days", "--reason=Timeout!", "--id=not-a-uuid",
-        "--queue=", "--limit=0", "--after=nonsense", "--no-such-option"})
+    @ValueSource(
+            strings = {
+                "--failed-before=yesterday",
+                "--failed-after=7 days",
+                "--reason=Timeout!",
+                "--id=not-a-uuid",
+                "--queue=",
+                "--limit=0",
+                "--after=nonsense",
+                "--no-such-option"
+            })
     void aBadOptionOrFilterIsOneLineAndExit2(String option) {
         Run run = run("failed", "list", option);
 
@@ -306,17 +364,25 @@ class AdminCommandIT {
     void purgeDeletesWhatItsDryRunCounted() {
         UUID unrouted = rows.event("order.placed", "{}", now.minus(Duration.ofDays(100)), false);
 
-        JsonNode dry = run("purge", "--completed", "1d", "--failed", "36h", "--dry-run", "--json").lines().get(0);
-        JsonNode real = run("purge", "--completed", "1d", "--failed", "36h", "--json").lines().get(0);
+        JsonNode dry = run("purge", "--completed", "1d", "--failed", "36h", "--dry-run", "--json")
+                .lines()
+                .get(0);
+        JsonNode real = run("purge", "--completed", "1d", "--failed", "36h", "--json")
+                .lines()
+                .get(0);
 
         for (String field : List.of("completed", "failed", "events", "unrouted")) {
-            assertThat(real.get(field).asLong()).as(field).isEqualTo(dry.get(field).asLong());
+            assertThat(real.get(field).asLong())
+                    .as(field)
+                    .isEqualTo(dry.get(field).asLong());
         }
         assertThat(real.get("completed").asLong()).isEqualTo(1);
         assertThat(real.get("failed").asLong()).isEqualTo(3);
         assertThat(real.get("events").asLong()).isEqualTo(4);
         assertThat(real.get("unrouted").asLong()).isZero();
-        assertThat(rows.eventExists(unrouted)).as("unrouted events only when asked").isTrue();
+        assertThat(rows.eventExists(unrouted))
+                .as("unrouted events only when asked")
+                .isTrue();
         assertThat(rows.status(smsTimeout)).isEqualTo(OutboxDeliveryStatus.failed);
     }
 
@@ -325,7 +391,9 @@ class AdminCommandIT {
         Run run = run("purge", "--unrouted", "30d");
 
         assertThat(run.exitCode()).isZero();
-        assertThat(run.out()).hasLineCount(1).startsWith("deleted 0 completed and 0 failed delivery(ies), 0 event(s) left");
+        assertThat(run.out())
+                .hasLineCount(1)
+                .startsWith("deleted 0 completed and 0 failed delivery(ies), 0 event(s) left");
     }
 
     @Test

@@ -38,6 +38,7 @@ class AmqpTlsIT {
 
     @TempDir
     static Path dir;
+
     static TestCertificates certs;
     static TlsPostgres pg;
     static TlsBroker broker;
@@ -50,7 +51,10 @@ class AmqpTlsIT {
         pg = TlsPostgres.shared();
         broker = TlsBroker.start(certs, dir);
         routesFile = dir.resolve("routes.yaml");
-        Files.writeString(routesFile, "routes: {order.cancelled: [{job: refund, queue: " + TlsBroker.QUEUE + ", retryDelaysSeconds: [5], deliveryTimeoutSeconds: 300}]}");
+        Files.writeString(
+                routesFile,
+                "routes: {order.cancelled: [{job: refund, queue: " + TlsBroker.QUEUE
+                        + ", retryDelaysSeconds: [5], deliveryTimeoutSeconds: 300}]}");
         passwordFile = dir.resolve("trust-store-password");
         Files.writeString(passwordFile, TestCertificates.PASSWORD + "\n");
     }
@@ -98,8 +102,13 @@ class AmqpTlsIT {
     }
 
     static OutboxWorker worker(HikariDataSource dataSource, ConnectionFactory factory) {
-        return OutboxWorker.builder().dataSource(dataSource).connectionFactory(factory).queue(TlsBroker.QUEUE).shutdownHook(false)
-                .handler("refund", OrderCancelled.class, (event, context) -> {}).build();
+        return OutboxWorker.builder()
+                .dataSource(dataSource)
+                .connectionFactory(factory)
+                .queue(TlsBroker.QUEUE)
+                .shutdownHook(false)
+                .handler("refund", OrderCancelled.class, (event, context) -> {})
+                .build();
     }
 
     @Test
@@ -111,7 +120,9 @@ class AmqpTlsIT {
         try (HikariDataSource dataSource = pg.dataSource(pg.url("localhost", certs.caPem()));
                 OutboxWorker worker = worker(dataSource, workerFactory("localhost", certs.trustStore()))) {
             worker.start();
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> pg.status() == OutboxDeliveryStatus.completed);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> pg.status() == OutboxDeliveryStatus.completed);
         }
     }
 
@@ -124,7 +135,9 @@ class AmqpTlsIT {
         Run withCertificate = RelayCommandIT.run(env, "relay");
 
         assertThat(withoutCertificate.exitCode()).isEqualTo(1);
-        assertThat(withoutCertificate.err()).startsWith("outbox-relay: broker unreachable (").hasLineCount(1);
+        assertThat(withoutCertificate.err())
+                .startsWith("outbox-relay: broker unreachable (")
+                .hasLineCount(1);
         assertThat(withCertificate.exitCode()).as(withCertificate.err()).isZero();
     }
 
@@ -136,8 +149,11 @@ class AmqpTlsIT {
         Run relay = RelayCommandIT.run(env, "relay");
 
         assertThat(relay.exitCode()).isEqualTo(1);
-        assertThat(relay.err()).startsWith("outbox-relay: broker unreachable (").hasLineCount(1)
-                .contains("TLS: the broker's certificate is not trusted: not signed by a CA of OUTBOX_AMQP_TRUST_STORE");
+        assertThat(relay.err())
+                .startsWith("outbox-relay: broker unreachable (")
+                .hasLineCount(1)
+                .contains(
+                        "TLS: the broker's certificate is not trusted: not signed by a CA of OUTBOX_AMQP_TRUST_STORE");
     }
 
     @Test
@@ -148,8 +164,10 @@ class AmqpTlsIT {
         Run relay = RelayCommandIT.run(env, "relay", "--loop");
 
         assertThat(relay.exitCode()).isEqualTo(1);
-        assertThat(relay.err()).hasLineCount(1)
-                .contains("TLS: the broker's certificate is not trusted: not signed by a CA of OUTBOX_AMQP_TRUST_STORE");
+        assertThat(relay.err())
+                .hasLineCount(1)
+                .contains(
+                        "TLS: the broker's certificate is not trusted: not signed by a CA of OUTBOX_AMQP_TRUST_STORE");
     }
 
     @Test
@@ -157,7 +175,9 @@ class AmqpTlsIT {
         Run relay = RelayCommandIT.run(env(TlsBroker.uri("127.0.0.1", broker.port())), "relay");
 
         assertThat(relay.exitCode()).isEqualTo(1);
-        assertThat(relay.err()).startsWith("outbox-relay: broker unreachable (").hasLineCount(1)
+        assertThat(relay.err())
+                .startsWith("outbox-relay: broker unreachable (")
+                .hasLineCount(1)
                 .contains("TLS: the broker's certificate does not name the host of OUTBOX_AMQP_URI");
     }
 
@@ -165,9 +185,11 @@ class AmqpTlsIT {
     void theWorkerRefusesAWrongCaOrHostAtStartWithOneLine() throws Exception {
         try (HikariDataSource dataSource = pg.dataSource(pg.url("localhost", certs.caPem()))) {
             for (ConnectionFactory factory : new ConnectionFactory[] {
-                    workerFactory("localhost", certs.otherTrustStore()), workerFactory("127.0.0.1", certs.trustStore())}) {
+                workerFactory("localhost", certs.otherTrustStore()), workerFactory("127.0.0.1", certs.trustStore())
+            }) {
                 try (OutboxWorker worker = worker(dataSource, factory)) {
-                    assertThatThrownBy(worker::start).isInstanceOf(OutboxException.class)
+                    assertThatThrownBy(worker::start)
+                            .isInstanceOf(OutboxException.class)
                             .hasMessageContaining("SSLHandshakeException: TLS: the server's certificate")
                             .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
                 }

@@ -24,6 +24,7 @@ class AmqpTlsSettingsTest {
 
     @TempDir
     static Path dir;
+
     static TestCertificates certs;
 
     @BeforeAll
@@ -45,9 +46,13 @@ class AmqpTlsSettingsTest {
     }
 
     static void refused(Map<String, String> env, String setting, String problem) {
-        assertThatThrownBy(() -> amqp(env)).isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith(setting + ": ").hasMessageContaining(problem)
-                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(TestCertificates.PASSWORD).doesNotContain("s3cret"));
+        assertThatThrownBy(() -> amqp(env))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(setting + ": ")
+                .hasMessageContaining(problem)
+                .satisfies(e -> assertThat(e.getMessage())
+                        .doesNotContain(TestCertificates.PASSWORD)
+                        .doesNotContain("s3cret"));
     }
 
     @Test
@@ -55,67 +60,124 @@ class AmqpTlsSettingsTest {
         Path password = dir.resolve("password");
         Files.writeString(password, TestCertificates.PASSWORD + "\n");
 
-        ConnectionFactory factory = amqp(env("OUTBOX_AMQP_TRUST_STORE", certs.trustStore().toString(),
-                "OUTBOX_AMQP_TRUST_STORE_PASSWORD_FILE", password.toString(),
-                "OUTBOX_AMQP_KEY_STORE", certs.clientKeyStore().toString(), "OUTBOX_AMQP_KEY_STORE_PASSWORD", TestCertificates.PASSWORD));
+        ConnectionFactory factory = amqp(env(
+                "OUTBOX_AMQP_TRUST_STORE",
+                certs.trustStore().toString(),
+                "OUTBOX_AMQP_TRUST_STORE_PASSWORD_FILE",
+                password.toString(),
+                "OUTBOX_AMQP_KEY_STORE",
+                certs.clientKeyStore().toString(),
+                "OUTBOX_AMQP_KEY_STORE_PASSWORD",
+                TestCertificates.PASSWORD));
 
         assertThat(factory.isSSL()).isTrue();
     }
 
     @Test
     void refusesATrustStoreThatDoesNotExist() {
-        refused(env("OUTBOX_AMQP_TRUST_STORE", dir.resolve("missing.p12").toString(), "OUTBOX_AMQP_TRUST_STORE_PASSWORD", "x"),
-                "OUTBOX_AMQP_TRUST_STORE", "no such file");
+        refused(
+                env(
+                        "OUTBOX_AMQP_TRUST_STORE",
+                        dir.resolve("missing.p12").toString(),
+                        "OUTBOX_AMQP_TRUST_STORE_PASSWORD",
+                        "x"),
+                "OUTBOX_AMQP_TRUST_STORE",
+                "no such file");
     }
 
     @Test
     void refusesAWrongPasswordNamingThePasswordSetting() {
-        refused(env("OUTBOX_AMQP_TRUST_STORE", certs.trustStore().toString(), "OUTBOX_AMQP_TRUST_STORE_PASSWORD", "wrong"),
-                "OUTBOX_AMQP_TRUST_STORE_PASSWORD", "wrong password");
-        refused(env("OUTBOX_AMQP_KEY_STORE", certs.clientKeyStore().toString(), "OUTBOX_AMQP_KEY_STORE_PASSWORD", "wrong"),
-                "OUTBOX_AMQP_KEY_STORE_PASSWORD", "wrong password");
+        refused(
+                env(
+                        "OUTBOX_AMQP_TRUST_STORE",
+                        certs.trustStore().toString(),
+                        "OUTBOX_AMQP_TRUST_STORE_PASSWORD",
+                        "wrong"),
+                "OUTBOX_AMQP_TRUST_STORE_PASSWORD",
+                "wrong password");
+        refused(
+                env(
+                        "OUTBOX_AMQP_KEY_STORE",
+                        certs.clientKeyStore().toString(),
+                        "OUTBOX_AMQP_KEY_STORE_PASSWORD",
+                        "wrong"),
+                "OUTBOX_AMQP_KEY_STORE_PASSWORD",
+                "wrong password");
     }
 
     @Test
     void refusesAStoreWithoutItsPassword() {
-        refused(env("OUTBOX_AMQP_TRUST_STORE", certs.trustStore().toString()), "OUTBOX_AMQP_TRUST_STORE_PASSWORD", "is required");
-        refused(env("OUTBOX_AMQP_KEY_STORE", certs.clientKeyStore().toString()), "OUTBOX_AMQP_KEY_STORE_PASSWORD", "is required");
+        refused(
+                env("OUTBOX_AMQP_TRUST_STORE", certs.trustStore().toString()),
+                "OUTBOX_AMQP_TRUST_STORE_PASSWORD",
+                "is required");
+        refused(
+                env("OUTBOX_AMQP_KEY_STORE", certs.clientKeyStore().toString()),
+                "OUTBOX_AMQP_KEY_STORE_PASSWORD",
+                "is required");
     }
 
     @Test
     void refusesAPasswordWithoutItsStore() {
-        refused(env("OUTBOX_AMQP_TRUST_STORE_PASSWORD", TestCertificates.PASSWORD), "OUTBOX_AMQP_TRUST_STORE_PASSWORD", "is not");
+        refused(
+                env("OUTBOX_AMQP_TRUST_STORE_PASSWORD", TestCertificates.PASSWORD),
+                "OUTBOX_AMQP_TRUST_STORE_PASSWORD",
+                "is not");
     }
 
     @Test
     void refusesAFileThatIsNoStore() throws Exception {
         Path pem = certs.caPem();
-        refused(env("OUTBOX_AMQP_TRUST_STORE", pem.toString(), "OUTBOX_AMQP_TRUST_STORE_PASSWORD", "x"),
-                "OUTBOX_AMQP_TRUST_STORE", "is not a PKCS12 or JKS store");
+        refused(
+                env("OUTBOX_AMQP_TRUST_STORE", pem.toString(), "OUTBOX_AMQP_TRUST_STORE_PASSWORD", "x"),
+                "OUTBOX_AMQP_TRUST_STORE",
+                "is not a PKCS12 or JKS store");
     }
 
     @Test
     void refusesAKeyStoreWithoutAKey() {
-        refused(env("OUTBOX_AMQP_KEY_STORE", certs.trustStore().toString(), "OUTBOX_AMQP_KEY_STORE_PASSWORD", TestCertificates.PASSWORD),
-                "OUTBOX_AMQP_KEY_STORE", "holds no private key");
+        refused(
+                env(
+                        "OUTBOX_AMQP_KEY_STORE",
+                        certs.trustStore().toString(),
+                        "OUTBOX_AMQP_KEY_STORE_PASSWORD",
+                        TestCertificates.PASSWORD),
+                "OUTBOX_AMQP_KEY_STORE",
+                "holds no private key");
     }
 
     @Test
     void refusesAStoreForAPlainAmqpUriInsteadOfIgnoringIt() {
-        refused(env("OUTBOX_AMQP_URI", "amqp://relay:s3cret@rabbit.example/%2F", "OUTBOX_AMQP_TRUST_STORE", certs.trustStore().toString(),
-                "OUTBOX_AMQP_TRUST_STORE_PASSWORD", TestCertificates.PASSWORD), "OUTBOX_AMQP_TRUST_STORE", "is not amqps://");
+        refused(
+                env(
+                        "OUTBOX_AMQP_URI",
+                        "amqp://relay:s3cret@rabbit.example/%2F",
+                        "OUTBOX_AMQP_TRUST_STORE",
+                        certs.trustStore().toString(),
+                        "OUTBOX_AMQP_TRUST_STORE_PASSWORD",
+                        TestCertificates.PASSWORD),
+                "OUTBOX_AMQP_TRUST_STORE",
+                "is not amqps://");
     }
 
     @Test
     void aBadStoreEndsTheServiceWithExitTwoAndOneLine() {
-        Map<String, String> env = env("OUTBOX_AMQP_TRUST_STORE", dir.resolve("missing.p12").toString(),
-                "OUTBOX_AMQP_TRUST_STORE_PASSWORD", TestCertificates.PASSWORD, "OUTBOX_JDBC_URL", "jdbc:postgresql://db.invalid/app",
-                "OUTBOX_ROUTES_FILE", dir.resolve("routes.yaml").toString());
+        Map<String, String> env = env(
+                "OUTBOX_AMQP_TRUST_STORE",
+                dir.resolve("missing.p12").toString(),
+                "OUTBOX_AMQP_TRUST_STORE_PASSWORD",
+                TestCertificates.PASSWORD,
+                "OUTBOX_JDBC_URL",
+                "jdbc:postgresql://db.invalid/app",
+                "OUTBOX_ROUTES_FILE",
+                dir.resolve("routes.yaml").toString());
 
         RelayCommandIT.Run run = RelayCommandIT.run(env, "relay");
 
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).startsWith("outbox-relay: OUTBOX_AMQP_TRUST_STORE: no such file").hasLineCount(1)
+        assertThat(run.err())
+                .startsWith("outbox-relay: OUTBOX_AMQP_TRUST_STORE: no such file")
+                .hasLineCount(1)
                 .doesNotContain(TestCertificates.PASSWORD);
     }
 }

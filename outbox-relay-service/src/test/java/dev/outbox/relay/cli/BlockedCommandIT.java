@@ -81,26 +81,48 @@ class BlockedCommandIT {
     void blockedKeys() throws Exception {
         db.truncate();
         dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
-        Outbox outbox = Outbox.builder().tables(db.tables()).notifications(false).build();
-        List<UUID> a = dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), List.of(
-                NewEvent.of(new ShipmentChanged("A", 1)).withOrderingKey("A"), NewEvent.of(new ShipmentChanged("A", 2)).withOrderingKey("A"),
-                NewEvent.of(new ShipmentChanged("B", 1)).withOrderingKey("B"))));
-        relay = new RelayTransitions(db.tables(), new RouteTable(Map.of("shipment.changed", List.of(new DeliveryTemplate(RouteKind.JOB,
-                "track", "tracking", null, null, List.of(), 300, DeliveryTemplate.BLOCK)))), Clock.systemUTC());
+        Outbox outbox =
+                Outbox.builder().tables(db.tables()).notifications(false).build();
+        List<UUID> a = dsl.transactionResult(tx -> outbox.recordAll(
+                tx.dsl(),
+                List.of(
+                        NewEvent.of(new ShipmentChanged("A", 1)).withOrderingKey("A"),
+                        NewEvent.of(new ShipmentChanged("A", 2)).withOrderingKey("A"),
+                        NewEvent.of(new ShipmentChanged("B", 1)).withOrderingKey("B"))));
+        relay = new RelayTransitions(
+                db.tables(),
+                new RouteTable(Map.of(
+                        "shipment.changed",
+                        List.of(new DeliveryTemplate(
+                                RouteKind.JOB,
+                                "track",
+                                "tracking",
+                                null,
+                                null,
+                                List.of(),
+                                300,
+                                DeliveryTemplate.BLOCK)))),
+                Clock.systemUTC());
         WorkerTransitions worker = new WorkerTransitions(new DeliveryTransitions(db.tables(), Clock.systemUTC()));
         dsl.transaction(tx -> relay.route(tx.dsl(), 100, null));
         List<Claimed> heads = claim();
         assertThat(heads).hasSize(2);
         for (Claimed c : heads) {
-            dsl.transaction(tx -> worker.fail(tx.dsl(), new WorkerTransitions.Dispatch(c.deliveryId(), c.dispatchId()), FailureReason.JOB_FAILED));
+            dsl.transaction(tx -> worker.fail(
+                    tx.dsl(),
+                    new WorkerTransitions.Dispatch(c.deliveryId(), c.dispatchId()),
+                    FailureReason.JOB_FAILED));
             if (c.eventId().equals(a.get(0))) {
                 headA = c.deliveryId();
             } else {
                 headB = c.deliveryId();
             }
         }
-        secondA = OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_DELIVERIES.ID).from(OUTBOX_DELIVERIES)
-                .where(OUTBOX_DELIVERIES.EVENT_ID.eq(a.get(1))).fetchSingle(OUTBOX_DELIVERIES.ID);
+        secondA = OutboxDsl.mapped(dsl, db.tables())
+                .select(OUTBOX_DELIVERIES.ID)
+                .from(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.EVENT_ID.eq(a.get(1)))
+                .fetchSingle(OUTBOX_DELIVERIES.ID);
         assertThat(claim()).isEmpty();
     }
 
@@ -133,17 +155,21 @@ class BlockedCommandIT {
     void listsTheBlockedKeysWithTheirHeadAsATableAndAsJson() throws Exception {
         Run table = run("blocked", "list");
         assertThat(table.exitCode()).as(table.err()).isZero();
-        assertThat(table.out()).contains("JOB TYPE", "track", "tracking", headA.toString(), headB.toString(), "job_failed")
+        assertThat(table.out())
+                .contains("JOB TYPE", "track", "tracking", headA.toString(), headB.toString(), "job_failed")
                 .contains("2 blocked key(s)");
 
         Run json = run("blocked", "list", "--json");
-        List<JsonNode> lines = json.out().lines().map(l -> {
-            try {
-                return JSON.readTree(l);
-            } catch (Exception e) {
-                throw new AssertionError(l, e);
-            }
-        }).toList();
+        List<JsonNode> lines = json.out()
+                .lines()
+                .map(l -> {
+                    try {
+                        return JSON.readTree(l);
+                    } catch (Exception e) {
+                        throw new AssertionError(l, e);
+                    }
+                })
+                .toList();
         assertThat(lines).extracting(n -> n.get("orderingKey").asText()).containsExactlyInAnyOrder("A", "B");
         assertThat(lines).allSatisfy(n -> {
             assertThat(n.get("jobType").asText()).isEqualTo("track");
@@ -175,7 +201,9 @@ class BlockedCommandIT {
         Run requeue = run("blocked", "requeue", "--all");
         assertThat(requeue.exitCode()).as(requeue.err()).isZero();
         assertThat(requeue.out()).contains("requeued 2 blocked head(s)");
-        assertThat(claim()).extracting(Claimed::deliveryId).containsExactlyInAnyOrder(headA, headB); // not secondA: the head goes first
+        assertThat(claim())
+                .extracting(Claimed::deliveryId)
+                .containsExactlyInAnyOrder(headA, headB); // not secondA: the head goes first
         assertThat(run("blocked", "list").out()).contains("0 blocked key(s)");
     }
 
@@ -192,7 +220,10 @@ class BlockedCommandIT {
     }
 
     private OutboxDeliveryStatus status(UUID id) {
-        return OutboxDsl.mapped(dsl, db.tables()).select(OUTBOX_DELIVERIES.STATUS).from(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(id))
+        return OutboxDsl.mapped(dsl, db.tables())
+                .select(OUTBOX_DELIVERIES.STATUS)
+                .from(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.ID.eq(id))
                 .fetchSingle(OUTBOX_DELIVERIES.STATUS);
     }
 }

@@ -22,7 +22,8 @@ final class ChildRelay {
 
     /** {@code java [jvmOptions] -cp <class path> RelayCommand args}; the caller sets redirects and environment. */
     static ProcessBuilder command(List<String> jvmOptions, String... args) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        List<String> command = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), RelayCommand.class.getName()));
         command.addAll(List.of(args));

@@ -20,8 +20,15 @@ final class Cli {
      */
     static String succeed(PostgresSchemaExtension db, Map<String, String> extraEnv, String... args) {
         TestPostgres pg = TestPostgres.get();
-        Map<String, String> env = new HashMap<>(Map.of("OUTBOX_JDBC_URL", pg.jdbcUrl(), "OUTBOX_JDBC_USER", pg.user(),
-                "OUTBOX_JDBC_PASSWORD", pg.password(), "OUTBOX_SCHEMA", db.schema()));
+        Map<String, String> env = new HashMap<>(Map.of(
+                "OUTBOX_JDBC_URL",
+                pg.jdbcUrl(),
+                "OUTBOX_JDBC_USER",
+                pg.user(),
+                "OUTBOX_JDBC_PASSWORD",
+                pg.password(),
+                "OUTBOX_SCHEMA",
+                db.schema()));
         env.putAll(extraEnv);
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();

@@ -19,10 +19,13 @@ class HealthLiveIT {
     @Test
     void saysStalledAfterTheWindowWithoutProgressAndLiveAgainAtTheNextPass() throws Exception {
         int port = RelayHttpIT.freePort();
-        try (HttpEndpoint http = HttpEndpoint.open(InetAddress.getLoopbackAddress(), port, Duration.ofSeconds(1), () -> {}, () -> {})) {
+        try (HttpEndpoint http =
+                HttpEndpoint.open(InetAddress.getLoopbackAddress(), port, Duration.ofSeconds(1), () -> {}, () -> {})) {
             assertThat(RelayHttpIT.get(port, "/health/live").statusCode()).isEqualTo(200);
 
-            Awaitility.await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(200))
+            Awaitility.await()
+                    .atMost(10, TimeUnit.SECONDS)
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> RelayHttpIT.get(port, "/health/live").statusCode() == 503);
             HttpResponse<String> stalled = RelayHttpIT.get(port, "/health/live");
             assertThat(stalled.statusCode()).isEqualTo(503);
@@ -30,7 +33,9 @@ class HealthLiveIT {
 
             http.registry().timer("outbox.relay.pass", "outcome", "idle").record(Duration.ofMillis(1));
 
-            Awaitility.await().atMost(10, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(200))
+            Awaitility.await()
+                    .atMost(10, TimeUnit.SECONDS)
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> RelayHttpIT.get(port, "/health/live").statusCode() == 200);
             assertThat(RelayHttpIT.get(port, "/health/live").body()).contains("\"status\":\"live\"");
         }

@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class HttpEndpointTest {
 
-    private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private HttpEndpoint endpoint;
     private int port;
@@ -35,7 +36,8 @@ class HttpEndpointTest {
 
     @BeforeEach
     void open() throws IOException {
-        endpoint = HttpEndpoint.open(InetAddress.getLoopbackAddress(), RelayHttpIT.freePort(), Duration.ofHours(1), () -> {}, () -> {});
+        endpoint = HttpEndpoint.open(
+                InetAddress.getLoopbackAddress(), RelayHttpIT.freePort(), Duration.ofHours(1), () -> {}, () -> {});
         port = endpoint.port();
     }
 
@@ -51,7 +53,10 @@ class HttpEndpointTest {
 
     private HttpResponse<String> get(String path) throws Exception {
         // generous: the bound only tells "answers" from "is held down", it measures nothing
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30)).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -70,8 +75,18 @@ class HttpEndpointTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/metricsx", "/metrics/", "/metrics/../../etc/passwd", "/health/livez", "/health/live/extra",
-            "/health/ready/", "/health", "/", "/health/LIVE"})
+    @ValueSource(
+            strings = {
+                "/metricsx",
+                "/metrics/",
+                "/metrics/../../etc/passwd",
+                "/health/livez",
+                "/health/live/extra",
+                "/health/ready/",
+                "/health",
+                "/",
+                "/health/LIVE"
+            })
     void answersOnlyItsThreeExactPaths(String path) throws Exception {
         HttpResponse<String> response = get(path);
 
@@ -92,7 +107,9 @@ class HttpEndpointTest {
 
         String metrics = get("/metrics").body();
 
-        assertThat(metrics).doesNotContain("\u001b", "\u0007").contains("outbox_test_depth{queue=\"jobs\\\\u001b[2J\\\\u0007\"}");
+        assertThat(metrics)
+                .doesNotContain("\u001b", "\u0007")
+                .contains("outbox_test_depth{queue=\"jobs\\\\u001b[2J\\\\u0007\"}");
     }
 
     @Test

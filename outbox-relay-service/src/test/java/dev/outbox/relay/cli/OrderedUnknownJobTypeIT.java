@@ -50,13 +50,17 @@ class OrderedUnknownJobTypeIT {
     record ParcelMoved(String parcel, int step) {}
 
     static final Routes ROUTES = Routes.builder()
-            .route("parcel.moved", Route.job("track-parcel", QUEUE, RetrySchedule.seconds(1, 1, 1), Duration.ofSeconds(60)).ordered())
+            .route(
+                    "parcel.moved",
+                    Route.job("track-parcel", QUEUE, RetrySchedule.seconds(1, 1, 1), Duration.ofSeconds(60))
+                            .ordered())
             .build();
 
     final DSLContext dsl = DSL.using(db.dataSource(), SQLDialect.POSTGRES);
 
     private List<UUID> record(NewEvent... events) {
-        Outbox outbox = Outbox.builder().tables(db.tables()).notifications(false).build();
+        Outbox outbox =
+                Outbox.builder().tables(db.tables()).notifications(false).build();
         return dsl.transactionResult(tx -> outbox.recordAll(tx.dsl(), List.of(events)));
     }
 
@@ -65,18 +69,29 @@ class OrderedUnknownJobTypeIT {
     }
 
     private static void relayOnce() {
-        try (OutboxRelay relay = OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory())
-                .tables(db.tables()).routes(ROUTES).notifications(false).build()) {
+        try (OutboxRelay relay = OutboxRelay.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
+                .routes(ROUTES)
+                .notifications(false)
+                .build()) {
             relay.runOnce();
         }
     }
 
     private OutboxDeliveriesRecord delivery(UUID eventId) {
-        return OutboxDsl.mapped(dsl, db.tables()).selectFrom(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId)).fetchSingle();
+        return OutboxDsl.mapped(dsl, db.tables())
+                .selectFrom(OUTBOX_DELIVERIES)
+                .where(OUTBOX_DELIVERIES.EVENT_ID.eq(eventId))
+                .fetchSingle();
     }
 
     private static OutboxWorker.Builder worker() {
-        return OutboxWorker.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory()).tables(db.tables())
+        return OutboxWorker.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
                 .queue(QUEUE, 1, 10);
     }
 
@@ -93,11 +108,13 @@ class OrderedUnknownJobTypeIT {
         List<UUID> b = record(moved("B", 1));
 
         // the rolled-back worker reads the queue but has no handler for track-parcel
-        try (OutboxWorker rolledBack = worker().handler("weigh-parcel", ParcelMoved.class, (event, context) -> {}).build()) {
+        try (OutboxWorker rolledBack = worker().handler("weigh-parcel", ParcelMoved.class, (event, context) -> {})
+                .build()) {
             rolledBack.start();
             relayOnce();
-            await().atMost(Duration.ofSeconds(20)).until(() -> "failed".equals(delivery(a.get(0)).getStatus().getLiteral())
-                    && "failed".equals(delivery(b.get(0)).getStatus().getLiteral()));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> "failed".equals(delivery(a.get(0)).getStatus().getLiteral())
+                            && "failed".equals(delivery(b.get(0)).getStatus().getLiteral()));
             for (int pass = 0; pass < 3; pass++) {
                 Thread.sleep(1_100); // longer than each retry delay: a retry would be due by now
                 relayOnce();
@@ -105,30 +122,41 @@ class OrderedUnknownJobTypeIT {
         }
         OutboxDeliveriesRecord headA = delivery(a.get(0));
         assertThat(headA.getFailureReason()).isEqualTo("unknown_job_type");
-        assertThat(headA.getAttempts()).as("failed for good on its first attempt, never retried").isEqualTo(1);
-        assertThat(delivery(a.get(1)).getStatus().getLiteral()).as("the rest of key A waits behind its head").isEqualTo("pending");
+        assertThat(headA.getAttempts())
+                .as("failed for good on its first attempt, never retried")
+                .isEqualTo(1);
+        assertThat(delivery(a.get(1)).getStatus().getLiteral())
+                .as("the rest of key A waits behind its head")
+                .isEqualTo("pending");
         assertThat(delivery(a.get(1)).getAttempts()).isZero();
 
-        List<JsonNode> parked = blocked("list", "--json").lines().map(line -> {
-            try {
-                return JSON.readTree(line);
-            } catch (Exception e) {
-                throw new AssertionError(line, e);
-            }
-        }).toList();
+        List<JsonNode> parked = blocked("list", "--json")
+                .lines()
+                .map(line -> {
+                    try {
+                        return JSON.readTree(line);
+                    } catch (Exception e) {
+                        throw new AssertionError(line, e);
+                    }
+                })
+                .toList();
         assertThat(parked).extracting(n -> n.get("orderingKey").asText()).containsExactlyInAnyOrder("A", "B");
-        assertThat(parked).allSatisfy(n -> assertThat(n.get("failureReason").asText()).isEqualTo("unknown_job_type"));
+        assertThat(parked)
+                .allSatisfy(n -> assertThat(n.get("failureReason").asText()).isEqualTo("unknown_job_type"));
 
         // the fix is deployed; the operator requeues key A's head: A runs in order, B stays parked
         List<String> ran = new CopyOnWriteArrayList<>();
-        try (OutboxWorker fixed = worker().handler("track-parcel", ParcelMoved.class, (event, context) -> ran.add(event.parcel() + event.step()))
+        try (OutboxWorker fixed = worker().handler(
+                        "track-parcel", ParcelMoved.class, (event, context) -> ran.add(event.parcel() + event.step()))
                 .build()) {
             fixed.start();
             assertThat(blocked("requeue", "--id", headA.getId().toString())).contains("requeued 1 blocked head(s)");
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                relayOnce();
-                return "completed".equals(delivery(a.get(1)).getStatus().getLiteral());
-            });
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        relayOnce();
+                        return "completed".equals(delivery(a.get(1)).getStatus().getLiteral());
+                    });
         }
         assertThat(ran).containsExactly("A1", "A2");
         assertThat(delivery(b.get(0)).getStatus().getLiteral()).isEqualTo("failed");

@@ -42,6 +42,7 @@ class PostgresTlsIT {
 
     @TempDir
     static Path dir;
+
     static TestCertificates certs;
     static TlsPostgres pg;
     static Path routesFile;
@@ -53,8 +54,10 @@ class PostgresTlsIT {
         pg = TlsPostgres.shared();
         queue = rabbit.queue("refunds");
         routesFile = dir.resolve("routes.yaml");
-        Files.writeString(routesFile, "routes: {order.cancelled: [{job: refund, queue: %s, retryDelaysSeconds: [5], deliveryTimeoutSeconds: 300}]}"
-                .formatted(queue));
+        Files.writeString(
+                routesFile,
+                "routes: {order.cancelled: [{job: refund, queue: %s, retryDelaysSeconds: [5], deliveryTimeoutSeconds: 300}]}"
+                        .formatted(queue));
     }
 
     @BeforeEach
@@ -86,7 +89,10 @@ class PostgresTlsIT {
     @Test
     void theServerRefusesAConnectionWithoutTls() {
         assertThatThrownBy(() -> DriverManager.getConnection(
-                "jdbc:postgresql://localhost:" + pg.port() + "/postgres?sslmode=disable", "postgres", "").close())
+                                "jdbc:postgresql://localhost:" + pg.port() + "/postgres?sslmode=disable",
+                                "postgres",
+                                "")
+                        .close())
                 .isInstanceOf(SQLException.class)
                 .hasMessageContaining("no encryption");
     }
@@ -96,9 +102,12 @@ class PostgresTlsIT {
         try (Connection c = pg.connect()) {
             TlsPostgres.record(c, new OrderCancelled(1));
 
-            assertThat(overTls(c)).as("pg_stat_ssl.ssl of the recording connection").isTrue();
+            assertThat(overTls(c))
+                    .as("pg_stat_ssl.ssl of the recording connection")
+                    .isTrue();
         }
-        try (Connection c = pg.connect(); Statement s = c.createStatement();
+        try (Connection c = pg.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("select count(*) from outbox_events")) {
             assertThat(rs.next() && rs.getInt(1) == 1).isTrue();
         }
@@ -106,10 +115,14 @@ class PostgresTlsIT {
 
     @Test
     void theDriverRefusesAWrongCaOrHostNameBeforeAnythingIsRecorded() {
-        assertThatThrownBy(() -> DriverManager.getConnection(pg.url("localhost", certs.otherCaPem()), "postgres", "").close())
-                .isInstanceOf(SQLException.class).hasRootCauseInstanceOf(java.security.cert.CertPathBuilderException.class);
-        assertThatThrownBy(() -> DriverManager.getConnection(pg.url("127.0.0.1", certs.caPem()), "postgres", "").close())
-                .isInstanceOf(SQLException.class).hasMessageContaining("127.0.0.1");
+        assertThatThrownBy(() -> DriverManager.getConnection(pg.url("localhost", certs.otherCaPem()), "postgres", "")
+                        .close())
+                .isInstanceOf(SQLException.class)
+                .hasRootCauseInstanceOf(java.security.cert.CertPathBuilderException.class);
+        assertThatThrownBy(() -> DriverManager.getConnection(pg.url("127.0.0.1", certs.caPem()), "postgres", "")
+                        .close())
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("127.0.0.1");
     }
 
     @Test
@@ -123,12 +136,17 @@ class PostgresTlsIT {
         assertThat(relay.exitCode()).as(relay.err()).isZero();
         assertThat(pg.status()).isEqualTo(OutboxDeliveryStatus.dispatched);
         try (HikariDataSource dataSource = pg.dataSource(pg.url("localhost", certs.caPem()));
-                OutboxWorker worker = OutboxWorker.builder().dataSource(dataSource).connectionFactory(rabbit.connectionFactory())
-                        .queue(queue).shutdownHook(false)
+                OutboxWorker worker = OutboxWorker.builder()
+                        .dataSource(dataSource)
+                        .connectionFactory(rabbit.connectionFactory())
+                        .queue(queue)
+                        .shutdownHook(false)
                         .handler("refund", OrderCancelled.class, (event, context) -> {})
                         .build()) {
             worker.start();
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> pg.status() == OutboxDeliveryStatus.completed);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> pg.status() == OutboxDeliveryStatus.completed);
         }
     }
 
@@ -144,8 +162,11 @@ class PostgresTlsIT {
         Run relay = RelayCommandIT.run(env(pg.url("localhost", certs.otherCaPem())), "relay");
 
         assertThat(relay.exitCode()).isEqualTo(1);
-        assertThat(relay.err()).startsWith("outbox-relay: database unreachable (").hasLineCount(1)
-                .contains("TLS: the server's certificate is not trusted: not signed by the CA of sslrootcert in OUTBOX_JDBC_URL");
+        assertThat(relay.err())
+                .startsWith("outbox-relay: database unreachable (")
+                .hasLineCount(1)
+                .contains(
+                        "TLS: the server's certificate is not trusted: not signed by the CA of sslrootcert in OUTBOX_JDBC_URL");
     }
 
     @Test
@@ -153,7 +174,9 @@ class PostgresTlsIT {
         Run relay = RelayCommandIT.run(env(pg.url("127.0.0.1", certs.caPem())), "relay");
 
         assertThat(relay.exitCode()).isEqualTo(1);
-        assertThat(relay.err()).startsWith("outbox-relay: database unreachable (").hasLineCount(1)
+        assertThat(relay.err())
+                .startsWith("outbox-relay: database unreachable (")
+                .hasLineCount(1)
                 .contains("TLS: the server's certificate does not name the host of OUTBOX_JDBC_URL");
     }
 
@@ -168,11 +191,15 @@ class PostgresTlsIT {
     @Test
     void theWorkerRefusesAWrongCaAtStartInsteadOfWaiting() {
         try (HikariDataSource dataSource = lazyDataSource(pg.url("localhost", certs.otherCaPem()));
-                OutboxWorker worker = OutboxWorker.builder().dataSource(dataSource).connectionFactory(rabbit.connectionFactory())
-                        .queue(queue).shutdownHook(false)
+                OutboxWorker worker = OutboxWorker.builder()
+                        .dataSource(dataSource)
+                        .connectionFactory(rabbit.connectionFactory())
+                        .queue(queue)
+                        .shutdownHook(false)
                         .handler("refund", OrderCancelled.class, (event, context) -> {})
                         .build()) {
-            assertThatThrownBy(worker::start).isInstanceOf(OutboxException.class)
+            assertThatThrownBy(worker::start)
+                    .isInstanceOf(OutboxException.class)
                     .hasMessageStartingWith("the worker cannot connect to the database (")
                     .hasMessageContaining("TLS: the server's certificate is not trusted")
                     .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
@@ -184,7 +211,10 @@ class PostgresTlsIT {
         Run relay = RelayCommandIT.run(env(pg.url("localhost", dir.resolve("missing.pem"))), "relay");
 
         assertThat(relay.exitCode()).isEqualTo(2);
-        assertThat(relay.err()).startsWith("outbox-relay: OUTBOX_JDBC_URL: ").contains("sslrootcert").hasLineCount(1);
+        assertThat(relay.err())
+                .startsWith("outbox-relay: OUTBOX_JDBC_URL: ")
+                .contains("sslrootcert")
+                .hasLineCount(1);
     }
 
     /** A pool that does not connect when built, as an application's often does not. */

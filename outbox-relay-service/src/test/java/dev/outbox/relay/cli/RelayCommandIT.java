@@ -34,15 +34,19 @@ class RelayCommandIT {
 
     @RegisterExtension
     static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+
     @RegisterExtension
     static final PostgresSchemaExtension fresh = PostgresSchemaExtension.empty();
+
     @RegisterExtension
     static final PostgresSchemaExtension bare = PostgresSchemaExtension.empty();
+
     @RegisterExtension
     static final RabbitExtension rabbit = new RabbitExtension();
 
     @TempDir
     static Path dir;
+
     static Path routesFile;
     static String queue;
 
@@ -98,7 +102,10 @@ class RelayCommandIT {
     @Test
     void printsTheVersionOfTheBuild() {
         String built = System.getProperty("outbox.buildVersion");
-        assertThat(built).as("the build's project.version, passed by surefire").isNotBlank().doesNotContain("${");
+        assertThat(built)
+                .as("the build's project.version, passed by surefire")
+                .isNotBlank()
+                .doesNotContain("${");
 
         Run run = run(Map.of(), "--version");
 
@@ -112,7 +119,11 @@ class RelayCommandIT {
         Run run = run(env(db), "relay", "--loop", "--sleep=" + sleep);
 
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).startsWith("outbox-relay: ").contains("--sleep").contains("(see --help)").hasLineCount(1);
+        assertThat(run.err())
+                .startsWith("outbox-relay: ")
+                .contains("--sleep")
+                .contains("(see --help)")
+                .hasLineCount(1);
     }
 
     @Test
@@ -123,7 +134,9 @@ class RelayCommandIT {
         Run run = run(env, "status");
 
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).startsWith("outbox-relay: OUTBOX_JDBC_URL: is required").hasLineCount(1);
+        assertThat(run.err())
+                .startsWith("outbox-relay: OUTBOX_JDBC_URL: is required")
+                .hasLineCount(1);
     }
 
     @Test
@@ -136,7 +149,9 @@ class RelayCommandIT {
         Run status = run(env, "status");
 
         assertThat(relay.exitCode()).isEqualTo(2);
-        assertThat(relay.err()).startsWith("outbox-relay: OUTBOX_AMQP_URI: is required").hasLineCount(1);
+        assertThat(relay.err())
+                .startsWith("outbox-relay: OUTBOX_AMQP_URI: is required")
+                .hasLineCount(1);
         assertThat(status.exitCode()).isZero();
     }
 
@@ -154,35 +169,54 @@ class RelayCommandIT {
         Run missingRoutes = run(env, "relay");
 
         assertThat(badUri.exitCode()).isEqualTo(2);
-        assertThat(badUri.err()).startsWith("outbox-relay: OUTBOX_AMQP_URI: ").doesNotContain("s3cret").hasLineCount(1);
+        assertThat(badUri.err())
+                .startsWith("outbox-relay: OUTBOX_AMQP_URI: ")
+                .doesNotContain("s3cret")
+                .hasLineCount(1);
         assertThat(badQueueType.exitCode()).isEqualTo(2);
-        assertThat(badQueueType.err()).startsWith("outbox-relay: OUTBOX_QUEUE_TYPE: must be classic or quorum").hasLineCount(1);
+        assertThat(badQueueType.err())
+                .startsWith("outbox-relay: OUTBOX_QUEUE_TYPE: must be classic or quorum")
+                .hasLineCount(1);
         assertThat(missingRoutes.exitCode()).isEqualTo(2);
-        assertThat(missingRoutes.err()).startsWith("outbox-relay: OUTBOX_ROUTES_FILE: ").contains("no such routes file").hasLineCount(1);
+        assertThat(missingRoutes.err())
+                .startsWith("outbox-relay: OUTBOX_ROUTES_FILE: ")
+                .contains("no such routes file")
+                .hasLineCount(1);
     }
 
     @Test
     void triesAnUnderscoreHostLiterallyAndNeverTheLocalBroker() throws Exception {
         String elsewhere = rabbit.queue("elsewhere");
         Path routes = dir.resolve("elsewhere.yaml");
-        Files.writeString(routes, "routes: {order.cancelled: [{job: refund, queue: %s, retryDelaysSeconds: [5], deliveryTimeoutSeconds: 60}]}"
-                .formatted(elsewhere));
+        Files.writeString(
+                routes,
+                "routes: {order.cancelled: [{job: refund, queue: %s, retryDelaysSeconds: [5], deliveryTimeoutSeconds: 60}]}"
+                        .formatted(elsewhere));
         tables.record(new OrderCancelled(1));
         Map<String, String> env = env(db, rabbit, routes);
-        int port = dev.outbox.delivery.amqp.AmqpAddress.parse(rabbit.uri(), "test").port();
+        int port =
+                dev.outbox.delivery.amqp.AmqpAddress.parse(rabbit.uri(), "test").port();
         env.put("OUTBOX_AMQP_URI", "amqp://guest:guest@no_such_host.invalid:" + port + "/%2F");
 
         Run run = run(env, "relay");
 
         assertThat(run.exitCode()).isEqualTo(1);
         assertThat(run.err()).startsWith("outbox-relay: broker unreachable (").hasLineCount(1);
-        assertThat(queueExists(elsewhere)).as("the relay declared its queue on the local broker").isFalse();
+        assertThat(queueExists(elsewhere))
+                .as("the relay declared its queue on the local broker")
+                .isFalse();
         assertThat(tables.deliveries()).extracting(d -> d.getStatus()).containsOnly(OutboxDeliveryStatus.pending);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"amqp://relay:s3cret@bad_rabbit:abc/%2F", "amqp://relay:s3cret@/%2F", "amqps://relay:s3cret@bad rabbit/%2F",
-        "amqp://relay:s3cret@bad_rabbit:5672/a/b", "rabbit:5672"})
+    @ValueSource(
+            strings = {
+                "amqp://relay:s3cret@bad_rabbit:abc/%2F",
+                "amqp://relay:s3cret@/%2F",
+                "amqps://relay:s3cret@bad rabbit/%2F",
+                "amqp://relay:s3cret@bad_rabbit:5672/a/b",
+                "rabbit:5672"
+            })
     void refusesAnAmqpUriItCannotReadWithOneLineAndExitTwo(String uri) {
         refused("OUTBOX_AMQP_URI", uri, "relay");
     }
@@ -195,7 +229,10 @@ class RelayCommandIT {
         Run run = run(env, command);
 
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).startsWith("outbox-relay: " + key + ": ").doesNotContain("s3cret").hasLineCount(1);
+        assertThat(run.err())
+                .startsWith("outbox-relay: " + key + ": ")
+                .doesNotContain("s3cret")
+                .hasLineCount(1);
         return run;
     }
 
@@ -212,7 +249,8 @@ class RelayCommandIT {
     @Test
     void readsAPropertiesFileAndTheEnvironmentWinsOverIt() throws Exception {
         Path config = dir.resolve("relay.properties");
-        Files.writeString(config, "OUTBOX_JDBC_URL=jdbc:postgresql://127.0.0.1:1/nowhere\nOUTBOX_SCHEMA=" + db.schema() + "\n");
+        Files.writeString(
+                config, "OUTBOX_JDBC_URL=jdbc:postgresql://127.0.0.1:1/nowhere\nOUTBOX_SCHEMA=" + db.schema() + "\n");
         Map<String, String> env = env(db);
         env.remove("OUTBOX_SCHEMA");
 
@@ -230,7 +268,9 @@ class RelayCommandIT {
         Run run = run(env(db), "--config", config.toString(), "status");
 
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).startsWith("outbox-relay: OUTBOX_JDBC_ULR: unknown setting").hasLineCount(1);
+        assertThat(run.err())
+                .startsWith("outbox-relay: OUTBOX_JDBC_ULR: unknown setting")
+                .hasLineCount(1);
     }
 
     @Test
@@ -240,7 +280,11 @@ class RelayCommandIT {
         Run none = run(env(db));
 
         assertThat(option.exitCode()).isEqualTo(2);
-        assertThat(option.err()).startsWith("outbox-relay: ").contains("--lopo").contains("(see --help)").hasLineCount(1);
+        assertThat(option.err())
+                .startsWith("outbox-relay: ")
+                .contains("--lopo")
+                .contains("(see --help)")
+                .hasLineCount(1);
         assertThat(command.exitCode()).isEqualTo(2);
         assertThat(command.err()).startsWith("outbox-relay: ").contains("relya").hasLineCount(1);
         assertThat(none.exitCode()).isEqualTo(2);
@@ -248,9 +292,15 @@ class RelayCommandIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"jdbc:postgresql://127.0.0.1:5432?password=s3cret", "jdbc:postgresql://127.0.0.1:99999/test?password=s3cret",
-        "jdbc:postgresql://127.0.0.1:port/test?password=s3cret", "jdbc:postgresql://127.0.0.1/test?password=s3cret&x=%zz",
-        "jdbc:postgresql://127.0.0.1:5432/?password=s3cret", "jdbc:postgresql:///test?password=s3cret"})
+    @ValueSource(
+            strings = {
+                "jdbc:postgresql://127.0.0.1:5432?password=s3cret",
+                "jdbc:postgresql://127.0.0.1:99999/test?password=s3cret",
+                "jdbc:postgresql://127.0.0.1:port/test?password=s3cret",
+                "jdbc:postgresql://127.0.0.1/test?password=s3cret&x=%zz",
+                "jdbc:postgresql://127.0.0.1:5432/?password=s3cret",
+                "jdbc:postgresql:///test?password=s3cret"
+            })
     void refusesAJdbcUrlTheDriverCannotReadWithoutShowingIt(String url) {
         assertThat(refused("OUTBOX_JDBC_URL", url, "status").err()).doesNotContain("127.0.0.1");
     }
@@ -268,10 +318,14 @@ class RelayCommandIT {
             Run run = run(env(db), "--config", file.toString(), "status");
 
             assertThat(run.exitCode()).isEqualTo(2);
-            assertThat(run.err()).startsWith("outbox-relay: --config: " + file + " line ").contains(": not a setting")
-                    .doesNotContain("s3cret").hasLineCount(1);
+            assertThat(run.err())
+                    .startsWith("outbox-relay: --config: " + file + " line ")
+                    .contains(": not a setting")
+                    .doesNotContain("s3cret")
+                    .hasLineCount(1);
         }
-        assertThat(run(env(db), "--config", secretOnly.toString(), "status").err()).contains(" line 3: ");
+        assertThat(run(env(db), "--config", secretOnly.toString(), "status").err())
+                .contains(" line 3: ");
     }
 
     @Test
@@ -285,18 +339,23 @@ class RelayCommandIT {
         Run runTypo = run(env(db), "--config", typo.toString(), "status");
 
         assertThat(runTwice.exitCode()).isEqualTo(2);
-        assertThat(runTwice.err()).startsWith("outbox-relay: OUTBOX_SCHEMA: is given twice in " + twice + " (again on line 2)").hasLineCount(1);
+        assertThat(runTwice.err())
+                .startsWith("outbox-relay: OUTBOX_SCHEMA: is given twice in " + twice + " (again on line 2)")
+                .hasLineCount(1);
         assertThat(runTypo.exitCode()).isEqualTo(2);
-        assertThat(runTypo.err()).startsWith("outbox-relay: OUTBOX_POLL_ONYL: unknown setting in " + typo + " line 1")
-                .contains("the nearest known one is OUTBOX_POLL_ONLY").hasLineCount(1);
+        assertThat(runTypo.err())
+                .startsWith("outbox-relay: OUTBOX_POLL_ONYL: unknown setting in " + typo + " line 1")
+                .contains("the nearest known one is OUTBOX_POLL_ONLY")
+                .hasLineCount(1);
     }
 
     @Test
     void refusesAnUnknownOutboxVariableNamingTheNearestKnownOne() {
         Run run = refused("OUTBOX_SCHEMAA", "billing", "status");
 
-        assertThat(run.err()).isEqualTo("outbox-relay: OUTBOX_SCHEMAA: unknown setting in the environment; the nearest known one is"
-                + " OUTBOX_SCHEMA (docs/reference.md lists them)\n");
+        assertThat(run.err())
+                .isEqualTo("outbox-relay: OUTBOX_SCHEMAA: unknown setting in the environment; the nearest known one is"
+                        + " OUTBOX_SCHEMA (docs/reference.md lists them)\n");
     }
 
     @Test
@@ -319,7 +378,9 @@ class RelayCommandIT {
 
         assertThat(run.exitCode()).isZero();
         assertThat(typo.exitCode()).isEqualTo(2);
-        assertThat(typo.err()).startsWith("outbox-relay: OUTBOX_PORT: unknown setting in the environment").hasLineCount(1);
+        assertThat(typo.err())
+                .startsWith("outbox-relay: OUTBOX_PORT: unknown setting in the environment")
+                .hasLineCount(1);
     }
 
     @Test
@@ -331,8 +392,11 @@ class RelayCommandIT {
 
         assertThat(run.exitCode()).isZero();
         assertThat(ServiceSettings.load(env, null).wakeupLinger()).isEqualTo(Duration.ofMillis(250));
-        assertThat(ServiceSettings.load(Map.of("OUTBOX_WAKEUP_LINGER_MILLIS", "0"), null).wakeupLinger()).isZero();
-        assertThat(ServiceSettings.load(env(db), null).wakeupLinger()).isEqualTo(Duration.ofMillis(OutboxRelay.DEFAULT_WAKEUP_LINGER_MILLIS));
+        assertThat(ServiceSettings.load(Map.of("OUTBOX_WAKEUP_LINGER_MILLIS", "0"), null)
+                        .wakeupLinger())
+                .isZero();
+        assertThat(ServiceSettings.load(env(db), null).wakeupLinger())
+                .isEqualTo(Duration.ofMillis(OutboxRelay.DEFAULT_WAKEUP_LINGER_MILLIS));
     }
 
     @ParameterizedTest
@@ -344,8 +408,9 @@ class RelayCommandIT {
         Run run = run(env, "relay");
 
         assertThat(run.exitCode()).isEqualTo(2);
-        assertThat(run.err()).isEqualTo("outbox-relay: OUTBOX_WAKEUP_LINGER_MILLIS: must be a whole number from 0 to 1000, got '"
-                + linger + "'\n");
+        assertThat(run.err())
+                .isEqualTo("outbox-relay: OUTBOX_WAKEUP_LINGER_MILLIS: must be a whole number from 0 to 1000, got '"
+                        + linger + "'\n");
     }
 
     @Test
@@ -361,29 +426,37 @@ class RelayCommandIT {
         assertThat(runTooLong.exitCode()).isEqualTo(2);
         assertThat(runTooLong.err()).isEqualTo("outbox-relay: OUTBOX_ROUTES_FILE: is longer than 4096 characters\n");
         assertThat(runHostile.exitCode()).isEqualTo(2);
-        assertThat(runHostile.err()).startsWith("outbox-relay: OUTBOX_QUEUE_TYPE: must be classic or quorum, got 'quorum?[31mxxx")
-                .doesNotContain("\u001b").hasLineCount(1);
+        assertThat(runHostile.err())
+                .startsWith("outbox-relay: OUTBOX_QUEUE_TYPE: must be classic or quorum, got 'quorum?[31mxxx")
+                .doesNotContain("\u001b")
+                .hasLineCount(1);
         assertThat(runHostile.err().length()).isLessThan(120);
     }
 
     @Test
     void statusAndRelayOnASchemaWithoutTheTablesSayWhichAreMissingAndThatMigrateCreatesThem() {
         Map<String, String> noSchema = env(bare);
-        noSchema.put("OUTBOX_SCHEMA", "no_such_schema_" + UUID.randomUUID().toString().substring(0, 8));
+        noSchema.put(
+                "OUTBOX_SCHEMA",
+                "no_such_schema_" + UUID.randomUUID().toString().substring(0, 8));
 
         Run statusOnEmpty = run(env(bare), "status");
         Run relayOnEmpty = run(env(bare), "relay");
         Run statusOnMissingSchema = run(noSchema, "status");
 
         assertThat(statusOnEmpty.exitCode()).isEqualTo(1);
-        assertThat(statusOnEmpty.err()).isEqualTo("outbox-relay: the outbox tables are missing: schema " + bare.schema()
-                + " has no table outbox_events and outbox_deliveries; the migrations create them (outbox-relay migrate, or"
-                + " OutboxMigrations.migrate), or the table names are wrong\n");
+        assertThat(statusOnEmpty.err())
+                .isEqualTo("outbox-relay: the outbox tables are missing: schema " + bare.schema()
+                        + " has no table outbox_events and outbox_deliveries; the migrations create them (outbox-relay migrate, or"
+                        + " OutboxMigrations.migrate), or the table names are wrong\n");
         assertThat(relayOnEmpty.exitCode()).isEqualTo(1);
         assertThat(relayOnEmpty.err()).isEqualTo(statusOnEmpty.err());
         assertThat(statusOnMissingSchema.exitCode()).isEqualTo(1);
-        assertThat(statusOnMissingSchema.err()).startsWith("outbox-relay: the outbox tables are missing: schema no_such_schema_")
-                .contains("does not exist").contains("outbox-relay migrate").hasLineCount(1);
+        assertThat(statusOnMissingSchema.err())
+                .startsWith("outbox-relay: the outbox tables are missing: schema no_such_schema_")
+                .contains("does not exist")
+                .contains("outbox-relay migrate")
+                .hasLineCount(1);
     }
 
     @Test
@@ -394,7 +467,10 @@ class RelayCommandIT {
         Run run = run(env, "status");
 
         assertThat(run.exitCode()).isEqualTo(1);
-        assertThat(run.err()).startsWith("outbox-relay: database unreachable (").contains("SQL state 08001").hasLineCount(1);
+        assertThat(run.err())
+                .startsWith("outbox-relay: database unreachable (")
+                .contains("SQL state 08001")
+                .hasLineCount(1);
     }
 
     @Test
@@ -402,7 +478,8 @@ class RelayCommandIT {
         Run run = run(env(db), "status");
 
         assertThat(run.exitCode()).isZero();
-        assertThat(run.out()).containsPattern("total\\s+0\\s+0\\s+0s\\s+0\\s+0\\s+0")
+        assertThat(run.out())
+                .containsPattern("total\\s+0\\s+0\\s+0s\\s+0\\s+0\\s+0")
                 .contains("unrouted events: 0")
                 .containsPattern("failure reason\\s+failed");
     }
@@ -410,10 +487,15 @@ class RelayCommandIT {
     @Test
     void relayRunsOnePassThenStatusCountsWhatItDidWithoutPayloadsOrIds() {
         List<UUID> events = tables.recordAll(List.of(
-                NewEvent.of(new OrderCancelled(1)), NewEvent.of(new OrderCancelled(2)), NewEvent.of(new OrderCancelled(3))));
+                NewEvent.of(new OrderCancelled(1)),
+                NewEvent.of(new OrderCancelled(2)),
+                NewEvent.of(new OrderCancelled(3))));
         UUID unroutable = tables.record(new InvoiceSent(77_777_777)).get(0);
-        tables.dsl().update(dev.outbox.schema.Tables.OUTBOX_EVENTS) // none of this may ever reach the output
-                .set(dev.outbox.schema.Tables.OUTBOX_EVENTS.PAYLOAD, org.jooq.JSONB.valueOf("{\"email\": \"jane@example.com\"}"))
+        tables.dsl()
+                .update(dev.outbox.schema.Tables.OUTBOX_EVENTS) // none of this may ever reach the output
+                .set(
+                        dev.outbox.schema.Tables.OUTBOX_EVENTS.PAYLOAD,
+                        org.jooq.JSONB.valueOf("{\"email\": \"jane@example.com\"}"))
                 .where(dev.outbox.schema.Tables.OUTBOX_EVENTS.ID.eq(unroutable))
                 .execute();
 
@@ -421,9 +503,13 @@ class RelayCommandIT {
         Run status = run(env(db), "status");
 
         assertThat(relay.exitCode()).isZero();
-        assertThat(tables.deliveries()).extracting(d -> d.getStatus()).containsOnly(OutboxDeliveryStatus.dispatched).hasSize(3);
+        assertThat(tables.deliveries())
+                .extracting(d -> d.getStatus())
+                .containsOnly(OutboxDeliveryStatus.dispatched)
+                .hasSize(3);
         assertThat(status.exitCode()).isZero();
-        assertThat(status.out()).containsPattern(java.util.regex.Pattern.quote(queue) + "\\s+0\\s+0\\s+0s\\s+3\\s+3\\s+0\\s+0")
+        assertThat(status.out())
+                .containsPattern(java.util.regex.Pattern.quote(queue) + "\\s+0\\s+0\\s+0s\\s+3\\s+3\\s+0\\s+0")
                 .contains("unrouted events: 1")
                 .doesNotContain("jane@example.com")
                 .doesNotContain(unroutable.toString())
@@ -436,15 +522,28 @@ class RelayCommandIT {
         run(env(db), "relay");
         var d = dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
         UUID first = tables.deliveries().get(0).getId();
-        tables.dsl().update(d).set(d.STATUS, OutboxDeliveryStatus.failed).set(d.FAILURE_REASON, "timeout")
-                .set(d.FAILED_AT, java.time.OffsetDateTime.now()).setNull(d.DELIVERY_TIMEOUT_AT).where(d.ID.eq(first)).execute();
-        tables.dsl().update(d).set(d.STATUS, OutboxDeliveryStatus.pending).setNull(d.DISPATCHED_AT).setNull(d.DELIVERY_TIMEOUT_AT)
-                .set(d.AVAILABLE_AT, java.time.OffsetDateTime.now().minusSeconds(90)).where(d.ID.ne(first)).execute();
+        tables.dsl()
+                .update(d)
+                .set(d.STATUS, OutboxDeliveryStatus.failed)
+                .set(d.FAILURE_REASON, "timeout")
+                .set(d.FAILED_AT, java.time.OffsetDateTime.now())
+                .setNull(d.DELIVERY_TIMEOUT_AT)
+                .where(d.ID.eq(first))
+                .execute();
+        tables.dsl()
+                .update(d)
+                .set(d.STATUS, OutboxDeliveryStatus.pending)
+                .setNull(d.DISPATCHED_AT)
+                .setNull(d.DELIVERY_TIMEOUT_AT)
+                .set(d.AVAILABLE_AT, java.time.OffsetDateTime.now().minusSeconds(90))
+                .where(d.ID.ne(first))
+                .execute();
 
         Run status = run(env(db), "status");
 
         assertThat(status.exitCode()).isZero();
-        assertThat(status.out()).containsPattern(java.util.regex.Pattern.quote(queue) + "\\s+1\\s+1\\s+9\\ds\\s+0\\s+0\\s+0\\s+1")
+        assertThat(status.out())
+                .containsPattern(java.util.regex.Pattern.quote(queue) + "\\s+1\\s+1\\s+9\\ds\\s+0\\s+0\\s+0\\s+1")
                 .containsPattern("timeout\\s+1");
     }
 

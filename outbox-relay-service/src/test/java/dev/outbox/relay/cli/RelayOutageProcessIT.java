@@ -31,6 +31,7 @@ class RelayOutageProcessIT {
 
     @RegisterExtension
     static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+
     @RegisterExtension
     static final RabbitExtension rabbit = new RabbitExtension();
 
@@ -42,8 +43,10 @@ class RelayOutageProcessIT {
     }
 
     private static void awaitDispatched(Tables tables, UUID event) {
-        Awaitility.await().atMost(Duration.ofSeconds(20))
-                .until(() -> tables.deliveriesOf(event).stream().anyMatch(d -> d.getStatus() == OutboxDeliveryStatus.dispatched));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> tables.deliveriesOf(event).stream()
+                        .anyMatch(d -> d.getStatus() == OutboxDeliveryStatus.dispatched));
     }
 
     /**
@@ -52,7 +55,9 @@ class RelayOutageProcessIT {
      */
     private static void awaitLog(Path log, String text) throws Exception {
         try {
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(log).contains(text));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> Files.readString(log).contains(text));
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError("no '" + text + "' in the log:\n" + Files.readString(log), e);
         }
@@ -80,7 +85,8 @@ class RelayOutageProcessIT {
                 proxy.up();
                 awaitDispatched(tables, early);
                 awaitLog(stderr, "listening on channel");
-                Thread.sleep(2_500); // the looks after the last pass that found work (10, 20 ... 640 ms) are over: it waits
+                Thread.sleep(
+                        2_500); // the looks after the last pass that found work (10, 20 ... 640 ms) are over: it waits
 
                 proxy.down(); // an outage while the relay waits: only the LISTEN connection notices
                 UUID during = tables.record(new OrderCancelled(2)).get(0);
@@ -88,8 +94,10 @@ class RelayOutageProcessIT {
                 proxy.up();
                 long up = System.nanoTime();
                 awaitDispatched(tables, during); // with a sleep of an hour: the relay listened again and caught up
-                System.out.printf("outage-recovery: relay --loop --sleep=3600 process, idle, database down 2 s: delivered %d ms"
-                        + " after it came back%n", (System.nanoTime() - up) / 1_000_000);
+                System.out.printf(
+                        "outage-recovery: relay --loop --sleep=3600 process, idle, database down 2 s: delivered %d ms"
+                                + " after it came back%n",
+                        (System.nanoTime() - up) / 1_000_000);
 
                 UUID after = tables.record(new OrderCancelled(3)).get(0);
                 awaitDispatched(tables, after); // woken by the NOTIFY on the new LISTEN connection
@@ -98,10 +106,18 @@ class RelayOutageProcessIT {
                 assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
                 assertThat(process.exitValue()).isZero();
                 List<String> log = Files.readAllLines(stderr);
-                assertThat(log).filteredOn(line -> line.contains("database unavailable")).hasSize(1);
-                assertThat(log).filteredOn(line -> line.contains("the database answers again")).hasSize(1);
-                assertThat(log).filteredOn(line -> line.contains("lost the LISTEN connection")).hasSize(1);
-                assertThat(log).filteredOn(line -> line.contains("listening on channel")).hasSize(2);
+                assertThat(log)
+                        .filteredOn(line -> line.contains("database unavailable"))
+                        .hasSize(1);
+                assertThat(log)
+                        .filteredOn(line -> line.contains("the database answers again"))
+                        .hasSize(1);
+                assertThat(log)
+                        .filteredOn(line -> line.contains("lost the LISTEN connection"))
+                        .hasSize(1);
+                assertThat(log)
+                        .filteredOn(line -> line.contains("listening on channel"))
+                        .hasSize(2);
                 assertThat(log).noneMatch(line -> line.contains("has been closed")); // no driver message
             } finally {
                 process.destroyForcibly();
@@ -118,7 +134,8 @@ class RelayOutageProcessIT {
 
         assertThat(run.exitCode()).isEqualTo(1);
         // the start-up check names what is missing; a table lost while the loop runs is DatabaseOutageIT's
-        assertThat(run.err()).startsWith("outbox-relay: the outbox tables are missing: schema no_such_schema does not exist")
+        assertThat(run.err())
+                .startsWith("outbox-relay: the outbox tables are missing: schema no_such_schema does not exist")
                 .hasLineCount(1);
     }
 }

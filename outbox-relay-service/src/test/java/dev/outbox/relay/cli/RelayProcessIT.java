@@ -25,6 +25,7 @@ class RelayProcessIT {
 
     @RegisterExtension
     static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+
     @RegisterExtension
     static final RabbitExtension rabbit = new RabbitExtension();
 
@@ -43,14 +44,18 @@ class RelayProcessIT {
         pb.environment().putAll(RelayCommandIT.env(db, rabbit, routes));
         Process process = pb.start();
         try {
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(stderr).contains("listening on channel"));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> Files.readString(stderr).contains("listening on channel"));
             Tables tables = new Tables(db);
 
             // with a sleep of an hour, only the NOTIFY of the commit can wake the relay
             UUID event = tables.record(new OrderCancelled(1)).get(0);
 
-            Awaitility.await().atMost(Duration.ofSeconds(15))
-                    .until(() -> tables.deliveriesOf(event).stream().anyMatch(d -> d.getStatus() == OutboxDeliveryStatus.dispatched));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(15))
+                    .until(() -> tables.deliveriesOf(event).stream()
+                            .anyMatch(d -> d.getStatus() == OutboxDeliveryStatus.dispatched));
             process.destroy(); // SIGTERM
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(process.exitValue()).isZero();
@@ -58,8 +63,10 @@ class RelayProcessIT {
             assertThat(log).anyMatch(line -> line.contains("SIGTERM received"));
             assertThat(log).anyMatch(line -> line.contains("relay loop stopped"));
             // the loop's summary, written at the latest when the loop stops: it did something
-            assertThat(log).anyMatch(line -> line.contains("relay in the last") && line.contains("1 event(s) routed")
-                    && line.contains("1 dispatched"));
+            assertThat(log)
+                    .anyMatch(line -> line.contains("relay in the last")
+                            && line.contains("1 event(s) routed")
+                            && line.contains("1 dispatched"));
         } finally {
             process.destroyForcibly();
         }
@@ -72,9 +79,12 @@ class RelayProcessIT {
         return runProcess(List.of(), env, args);
     }
 
-    private Exit runProcess(List<String> jvmOptions, java.util.Map<String, String> env, String... args) throws Exception {
+    private Exit runProcess(List<String> jvmOptions, java.util.Map<String, String> env, String... args)
+            throws Exception {
         Path stderr = dir.resolve("stderr-" + UUID.randomUUID() + ".log");
-        ProcessBuilder pb = ChildRelay.command(jvmOptions, args).redirectError(stderr.toFile()).redirectOutput(dir.resolve("stdout.log").toFile());
+        ProcessBuilder pb = ChildRelay.command(jvmOptions, args)
+                .redirectError(stderr.toFile())
+                .redirectOutput(dir.resolve("stdout.log").toFile());
         pb.environment().putAll(env);
         Process process = pb.start();
         try {
@@ -87,8 +97,10 @@ class RelayProcessIT {
 
     private java.util.Map<String, String> env() throws Exception {
         Path routes = dir.resolve("routes.yaml");
-        Files.writeString(routes, "routes: {order.cancelled: [{job: refund, queue: %s, retryDelaysSeconds: [5], deliveryTimeoutSeconds: 60}]}"
-                .formatted(rabbit.queue("refunds")));
+        Files.writeString(
+                routes,
+                "routes: {order.cancelled: [{job: refund, queue: %s, retryDelaysSeconds: [5], deliveryTimeoutSeconds: 60}]}"
+                        .formatted(rabbit.queue("refunds")));
         return RelayCommandIT.env(db, rabbit, routes);
     }
 
@@ -100,14 +112,18 @@ class RelayProcessIT {
         Exit exit = runProcess(env, "status");
 
         assertThat(exit.code()).isEqualTo(2);
-        assertThat(exit.stderr()).hasSize(1).allMatch(line -> line.startsWith("outbox-relay: OUTBOX_JDBC_URL: ") && !line.contains("s3cret"));
+        assertThat(exit.stderr())
+                .hasSize(1)
+                .allMatch(line -> line.startsWith("outbox-relay: OUTBOX_JDBC_URL: ") && !line.contains("s3cret"));
     }
 
     @Test
     void aWrongBrokerPasswordIsOneLine() throws Exception {
         java.util.Map<String, String> env = env();
         dev.outbox.delivery.amqp.AmqpAddress broker = dev.outbox.delivery.amqp.AmqpAddress.parse(rabbit.uri(), "test");
-        env.put("OUTBOX_AMQP_URI", "amqp://" + broker.username() + ":wrong-s3cret@" + broker.host() + ":" + broker.port() + "/%2F");
+        env.put(
+                "OUTBOX_AMQP_URI",
+                "amqp://" + broker.username() + ":wrong-s3cret@" + broker.host() + ":" + broker.port() + "/%2F");
         new Tables(db).record(new OrderCancelled(1));
 
         Exit exit = runProcess(env, "relay");
@@ -122,7 +138,9 @@ class RelayProcessIT {
 
         assertThat(exit.code()).isZero();
         assertThat(exit.stderr()).anyMatch(line -> line.contains("Database version is supported")); // jOOQ's INFO is on
-        assertThat(exit.stderr()).noneMatch(line -> line.contains("Thank you for using jOOQ") || line.contains("tip of the day")
-                || line.contains("@@@@"));
+        assertThat(exit.stderr())
+                .noneMatch(line -> line.contains("Thank you for using jOOQ")
+                        || line.contains("tip of the day")
+                        || line.contains("@@@@"));
     }
 }

@@ -33,7 +33,8 @@ class RequeueWakesRelayIT {
     static final RabbitExtension rabbit = new RabbitExtension();
 
     static final String QUEUE = rabbit.queue("emails");
-    static final String CHANNEL = "requeue_wake_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    static final String CHANNEL =
+            "requeue_wake_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 
     private static String failed(String... args) {
         String[] command = new String[args.length + 1];
@@ -45,19 +46,39 @@ class RequeueWakesRelayIT {
     @Test
     void aRequeuedDeliveryIsDispatchedAtOnceByARelaySleepingFiveMinutes() throws Exception {
         AdminFixture rows = new AdminFixture(db.dataSource(), db.tables());
-        UUID delivery = rows.failed("order.placed", "send-confirmation", QUEUE, "timeout", Instant.now().minusSeconds(60));
+        UUID delivery = rows.failed(
+                "order.placed",
+                "send-confirmation",
+                QUEUE,
+                "timeout",
+                Instant.now().minusSeconds(60));
         Routes routes = Routes.builder()
-                .route("order.placed", Route.job("send-confirmation", QUEUE, RetrySchedule.seconds(60), Duration.ofSeconds(60)))
+                .route(
+                        "order.placed",
+                        Route.job("send-confirmation", QUEUE, RetrySchedule.seconds(60), Duration.ofSeconds(60)))
                 .build();
-        try (OutboxRelay relay = OutboxRelay.builder().dataSource(db.dataSource()).connectionFactory(rabbit.connectionFactory())
-                .tables(db.tables()).routes(routes).notifyChannel(CHANNEL).sleep(Duration.ofMinutes(5)).build()) {
+        try (OutboxRelay relay = OutboxRelay.builder()
+                .dataSource(db.dataSource())
+                .connectionFactory(rabbit.connectionFactory())
+                .tables(db.tables())
+                .routes(routes)
+                .notifyChannel(CHANNEL)
+                .sleep(Duration.ofMinutes(5))
+                .build()) {
             relay.start();
             Thread.sleep(3_000); // its first passes find nothing to do: from now on it sleeps, listening
 
             assertThat(failed("requeue", "--all")).contains("requeued 1");
 
-            await().atMost(Duration.ofSeconds(15)).until(() -> "dispatched".equals(rows.mapped.select(OUTBOX_DELIVERIES.STATUS)
-                    .from(OUTBOX_DELIVERIES).where(OUTBOX_DELIVERIES.ID.eq(delivery)).fetchSingle().value1().getLiteral()));
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> "dispatched"
+                            .equals(rows.mapped
+                                    .select(OUTBOX_DELIVERIES.STATUS)
+                                    .from(OUTBOX_DELIVERIES)
+                                    .where(OUTBOX_DELIVERIES.ID.eq(delivery))
+                                    .fetchSingle()
+                                    .value1()
+                                    .getLiteral()));
             assertThat(relay.failure()).isEmpty();
         }
     }

@@ -31,6 +31,7 @@ class RetentionLoopIT {
 
     @RegisterExtension
     static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
+
     @RegisterExtension
     static final RabbitExtension rabbit = new RabbitExtension();
 
@@ -47,11 +48,23 @@ class RetentionLoopIT {
         Instant old = Instant.now().minus(Duration.ofDays(10));
         List<UUID> oldCompleted = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
-            oldCompleted.add(rows.delivery(rows.event("order.placed", "{}", old, true), OutboxDeliveryStatus.completed, "a", "emails",
-                    null, null, old));
+            oldCompleted.add(rows.delivery(
+                    rows.event("order.placed", "{}", old, true),
+                    OutboxDeliveryStatus.completed,
+                    "a",
+                    "emails",
+                    null,
+                    null,
+                    old));
         }
-        UUID recent = rows.delivery(rows.event("order.placed", "{}", Instant.now(), true), OutboxDeliveryStatus.completed, "a", "emails",
-                null, null, Instant.now());
+        UUID recent = rows.delivery(
+                rows.event("order.placed", "{}", Instant.now(), true),
+                OutboxDeliveryStatus.completed,
+                "a",
+                "emails",
+                null,
+                null,
+                Instant.now());
         UUID oldFailed = rows.failed("order.placed", "a", "emails", "timeout", old);
         UUID unrouted = rows.event("order.placed", "{}", old, false);
         Map<String, String> env = RelayCommandIT.env(db, rabbit, routes());
@@ -64,19 +77,26 @@ class RetentionLoopIT {
             for (int i = 0; i < 2; i++) {
                 Path log = dir.resolve("relay-" + i + ".log");
                 ProcessBuilder pb = ChildRelay.command(List.of(), "relay", "--loop", "--sleep=3600")
-                        .redirectError(log.toFile()).redirectOutput(dir.resolve("relay-" + i + ".out").toFile());
+                        .redirectError(log.toFile())
+                        .redirectOutput(dir.resolve("relay-" + i + ".out").toFile());
                 pb.environment().putAll(env);
                 relays.add(pb.start());
                 logs.add(log);
             }
 
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> oldCompleted.stream().allMatch(id -> rows.row(id) == null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> oldCompleted.stream().allMatch(id -> rows.row(id) == null));
             // a few more rounds of both relays
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> count(logs, "purged ") + count(logs, "retention round skipped") >= 6);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> count(logs, "purged ") + count(logs, "retention round skipped") >= 6);
 
             assertThat(rows.row(recent)).isNotNull();
             assertThat(rows.status(oldFailed)).as("no failed retention given").isEqualTo(OutboxDeliveryStatus.failed);
-            assertThat(rows.eventExists(unrouted)).as("unrouted only when asked").isTrue();
+            assertThat(rows.eventExists(unrouted))
+                    .as("unrouted only when asked")
+                    .isTrue();
             assertThat(rows.events()).isEqualTo(3);
             for (Process relay : relays) {
                 relay.destroy();
@@ -84,7 +104,9 @@ class RetentionLoopIT {
                 assertThat(relay.exitValue()).isZero();
             }
             for (Path log : logs) {
-                assertThat(Files.readString(log)).contains("retention every PT1S: completed after PT168H").doesNotContain("round failed");
+                assertThat(Files.readString(log))
+                        .contains("retention every PT1S: completed after PT168H")
+                        .doesNotContain("round failed");
             }
         } finally {
             relays.forEach(Process::destroyForcibly);
@@ -100,8 +122,15 @@ class RetentionLoopIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"OUTBOX_RETENTION_COMPLETED=7", "OUTBOX_RETENTION_FAILED=7 days", "OUTBOX_RETENTION_UNROUTED=0d",
-        "OUTBOX_RETENTION_INTERVAL=1h", "OUTBOX_RETENTION_BATCH_SIZE=0", "OUTBOX_RETENTION_DAYS=7"})
+    @ValueSource(
+            strings = {
+                "OUTBOX_RETENTION_COMPLETED=7",
+                "OUTBOX_RETENTION_FAILED=7 days",
+                "OUTBOX_RETENTION_UNROUTED=0d",
+                "OUTBOX_RETENTION_INTERVAL=1h",
+                "OUTBOX_RETENTION_BATCH_SIZE=0",
+                "OUTBOX_RETENTION_DAYS=7"
+            })
     void aBadRetentionSettingIsRefusedBeforeTheRelayStarts(String setting) throws Exception {
         Map<String, String> env = RelayCommandIT.env(db, rabbit, routes());
         String[] kv = setting.split("=", 2);

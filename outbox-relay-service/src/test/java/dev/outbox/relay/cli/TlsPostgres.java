@@ -60,13 +60,17 @@ final class TlsPostgres {
                     hostssl   all all all trust
                     hostnossl all all all reject
                     """);
-            return new TlsPostgres(EmbeddedPostgres.builder()
-                    .setServerConfig("ssl", "on")
-                    .setServerConfig("ssl_cert_file", certs.serverCertPem().toString())
-                    .setServerConfig("ssl_key_file", certs.serverKeyPem().toString())
-                    .setServerConfig("hba_file", hba.toString())
-                    .setServerConfig("listen_addresses", "localhost")
-                    .start(), certs);
+            return new TlsPostgres(
+                    EmbeddedPostgres.builder()
+                            .setServerConfig("ssl", "on")
+                            .setServerConfig(
+                                    "ssl_cert_file", certs.serverCertPem().toString())
+                            .setServerConfig(
+                                    "ssl_key_file", certs.serverKeyPem().toString())
+                            .setServerConfig("hba_file", hba.toString())
+                            .setServerConfig("listen_addresses", "localhost")
+                            .start(),
+                    certs);
         } catch (IOException e) {
             throw new UncheckedIOException("the TLS PostgreSQL did not start", e);
         }
@@ -96,20 +100,25 @@ final class TlsPostgres {
     }
 
     void truncate() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute("truncate outbox_deliveries, outbox_events");
         }
     }
 
     /** Records {@code event} through jOOQ in a transaction of {@code connection}, as an application does. */
     static void record(Connection connection, Object event) {
-        DSL.using(connection, SQLDialect.POSTGRES).transaction(tx -> Outbox.builder().build().record(tx.dsl(), event));
+        DSL.using(connection, SQLDialect.POSTGRES)
+                .transaction(tx -> Outbox.builder().build().record(tx.dsl(), event));
     }
 
     /** The status of the one delivery there is. */
     OutboxDeliveryStatus status() throws SQLException {
         try (Connection c = connect()) {
-            return DSL.using(c, SQLDialect.POSTGRES).select(OUTBOX_DELIVERIES.STATUS).from(OUTBOX_DELIVERIES).fetchSingle(OUTBOX_DELIVERIES.STATUS);
+            return DSL.using(c, SQLDialect.POSTGRES)
+                    .select(OUTBOX_DELIVERIES.STATUS)
+                    .from(OUTBOX_DELIVERIES)
+                    .fetchSingle(OUTBOX_DELIVERIES.STATUS);
         }
     }
 

@@ -56,6 +56,7 @@ final class AmqpPublisher implements AutoCloseable {
     private final Set<String> declaredQueues = new HashSet<>();
     /** Queues whose declaration failed, with the instant after which they are declared again. */
     private final Map<String, Instant> brokenQueues = new HashMap<>();
+
     private final Map<String, Long> checkedExchanges = new HashMap<>();
     private @Nullable Connection connection;
     private @Nullable Channel channel;
@@ -107,10 +108,13 @@ final class AmqpPublisher implements AutoCloseable {
             TlsRefusal tls = TlsRefusal.of(e);
             if (tls != null) {
                 // a certificate refused stays refused: not an outage for the loop to wait out
-                throw new RelayException("broker unreachable (" + e.getClass().getSimpleName() + "): TLS: " + tls.text()
-                        + "; check the trust store of the connection factory and the host of the AMQP URI", e);
+                throw new RelayException(
+                        "broker unreachable (" + e.getClass().getSimpleName() + "): TLS: " + tls.text()
+                                + "; check the trust store of the connection factory and the host of the AMQP URI",
+                        e);
             }
-            throw new BrokerUnavailableException("broker unreachable (" + e.getClass().getSimpleName() + ")", e);
+            throw new BrokerUnavailableException(
+                    "broker unreachable (" + e.getClass().getSimpleName() + ")", e);
         }
     }
 
@@ -142,7 +146,8 @@ final class AmqpPublisher implements AutoCloseable {
         for (Claimed d : dispatches) {
             if (d.kind() == RouteKind.JOB && !Boolean.TRUE.equals(destinations.get("q:" + d.queue()))) {
                 result.add(Published.failed(d, lost ? Published.NOT_SENT : Published.QUEUE_DECLARE_FAILED));
-            } else if (d.kind() == RouteKind.PUBLISH && !Boolean.TRUE.equals(destinations.get("x:" + (d.exchange() == null ? "" : d.exchange())))) {
+            } else if (d.kind() == RouteKind.PUBLISH
+                    && !Boolean.TRUE.equals(destinations.get("x:" + (d.exchange() == null ? "" : d.exchange())))) {
                 result.add(Published.failed(d, lost ? Published.NOT_SENT : Published.NO_EXCHANGE));
             } else {
                 result.add(publishOne(d));
@@ -186,9 +191,18 @@ final class AmqpPublisher implements AutoCloseable {
         tracker.track(seq, published);
         try {
             if (d.kind() == RouteKind.JOB) {
-                DeliveryMessage message = new DeliveryMessage(d.eventId(), d.deliveryId(), d.dispatchId(), d.eventType(), d.jobType(),
-                        d.attempt(), RetryPolicy.lastAttempt(d.attempt(), d.retries()), d.traceparent(), d.tracestate());
-                ch.basicPublish("", d.queue(), true, expiring(message.properties(), d.timeoutSeconds()), message.toJson());
+                DeliveryMessage message = new DeliveryMessage(
+                        d.eventId(),
+                        d.deliveryId(),
+                        d.dispatchId(),
+                        d.eventType(),
+                        d.jobType(),
+                        d.attempt(),
+                        RetryPolicy.lastAttempt(d.attempt(), d.retries()),
+                        d.traceparent(),
+                        d.tracestate());
+                ch.basicPublish(
+                        "", d.queue(), true, expiring(message.properties(), d.timeoutSeconds()), message.toJson());
             } else {
                 Map<String, Object> headers = new LinkedHashMap<>();
                 headers.put(DeliveryMessage.HEADER_EVENT_ID, d.eventId().toString());
@@ -208,7 +222,11 @@ final class AmqpPublisher implements AutoCloseable {
                         .headers(headers)
                         .build();
                 String payload = d.payload() == null ? "null" : d.payload();
-                ch.basicPublish(d.exchange() == null ? "" : d.exchange(), d.routingKey() == null ? "" : d.routingKey(), true, props,
+                ch.basicPublish(
+                        d.exchange() == null ? "" : d.exchange(),
+                        d.routingKey() == null ? "" : d.routingKey(),
+                        true,
+                        props,
                         payload.getBytes(StandardCharsets.UTF_8));
             }
         } catch (AlreadyClosedException e) {
@@ -227,7 +245,10 @@ final class AmqpPublisher implements AutoCloseable {
      * (since 3.10) alike; it never applies to a message a consumer holds unacknowledged.
      */
     static AMQP.BasicProperties expiring(AMQP.BasicProperties properties, int timeoutSeconds) {
-        return properties.builder().expiration(Long.toString(timeoutSeconds * 1000L)).build();
+        return properties
+                .builder()
+                .expiration(Long.toString(timeoutSeconds * 1000L))
+                .build();
     }
 
     /**
@@ -241,9 +262,13 @@ final class AmqpPublisher implements AutoCloseable {
             return java.util.OptionalLong.empty();
         }
         try {
-            return java.util.OptionalLong.of(control().queueDeclarePassive(queue).getMessageCount());
+            return java.util.OptionalLong.of(
+                    control().queueDeclarePassive(queue).getMessageCount());
         } catch (IOException | RuntimeException e) {
-            log.debug("the depth of queue {} cannot be read ({})", queue, e.getClass().getSimpleName());
+            log.debug(
+                    "the depth of queue {} cannot be read ({})",
+                    queue,
+                    e.getClass().getSimpleName());
             return java.util.OptionalLong.empty();
         }
     }
@@ -275,8 +300,12 @@ final class AmqpPublisher implements AutoCloseable {
                 return false; // the connection is gone, not the queue
             }
             brokenQueues.put(queue, clock.instant().plus(QUEUE_RETRY));
-            log.error("queue {} cannot be declared ({}); its dispatches fail with queue_declare_failed (retried after their delay),"
-                    + " the queue is declared again in {} s", queue, reason(e), QUEUE_RETRY.toSeconds());
+            log.error(
+                    "queue {} cannot be declared ({}); its dispatches fail with queue_declare_failed (retried after their delay),"
+                            + " the queue is declared again in {} s",
+                    queue,
+                    reason(e),
+                    QUEUE_RETRY.toSeconds());
             return false;
         }
     }
@@ -304,7 +333,9 @@ final class AmqpPublisher implements AutoCloseable {
             checkedExchanges.put(exchange, System.nanoTime());
             return true;
         } catch (IOException | ShutdownSignalException e) {
-            log.error("exchange {} does not exist or cannot be checked ({}); its dispatches go back to retry", exchange,
+            log.error(
+                    "exchange {} does not exist or cannot be checked ({}); its dispatches go back to retry",
+                    exchange,
                     e.getClass().getSimpleName());
             checkedExchanges.remove(exchange);
             control = null;
@@ -340,7 +371,9 @@ final class AmqpPublisher implements AutoCloseable {
             try {
                 c.close(5_000);
             } catch (IOException | RuntimeException e) {
-                log.debug("closing the broker connection failed ({})", e.getClass().getSimpleName());
+                log.debug(
+                        "closing the broker connection failed ({})",
+                        e.getClass().getSimpleName());
             }
         }
     }

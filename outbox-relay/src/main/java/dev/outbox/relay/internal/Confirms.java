@@ -78,10 +78,18 @@ final class Confirms implements ConfirmListener, ReturnListener, ShutdownListene
     }
 
     @Override
-    public void handleReturn(int replyCode, String replyText, String exchange, String routingKey, AMQP.BasicProperties properties,
+    public void handleReturn(
+            int replyCode,
+            String replyText,
+            String exchange,
+            String routingKey,
+            AMQP.BasicProperties properties,
             byte[] body) {
-        // a publish route's message names its dispatch in a header (its message id is the event id); a job message by its message id
-        Object header = properties.getHeaders() == null ? null : properties.getHeaders().get(DeliveryMessage.HEADER_DISPATCH_ID);
+        // a publish route's message names its dispatch in a header (its message id is the event id); a job message by
+        // its message id
+        Object header = properties.getHeaders() == null
+                ? null
+                : properties.getHeaders().get(DeliveryMessage.HEADER_DISPATCH_ID);
         String dispatchId = header != null ? header.toString() : properties.getMessageId();
         if (dispatchId == null) {
             return;
@@ -105,7 +113,8 @@ final class Confirms implements ConfirmListener, ReturnListener, ShutdownListene
     }
 
     private void settle(long seq, boolean multiple, boolean ack) {
-        NavigableMap<Long, Published> done = multiple ? outstanding.headMap(seq, true) : outstanding.subMap(seq, true, seq, true);
+        NavigableMap<Long, Published> done =
+                multiple ? outstanding.headMap(seq, true) : outstanding.subMap(seq, true, seq, true);
         for (Long s : done.keySet()) {
             Published published = remove(s);
             if (published != null) {

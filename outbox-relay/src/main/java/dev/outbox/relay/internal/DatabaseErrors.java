@@ -34,7 +34,8 @@ final class DatabaseErrors {
             return new DatabaseUnavailableException("database unavailable (" + detail + ")", e);
         }
         String role = dataSource != null && DatabaseOutages.INSUFFICIENT_PRIVILEGE.equals(DatabaseOutages.sqlState(e))
-                ? DatabaseOutages.currentRole(dataSource) : null;
+                ? DatabaseOutages.currentRole(dataSource)
+                : null;
         return new RelayException("database error (" + detail + ")" + DatabaseOutages.hint(e, role), e);
     }
 }

@@ -43,7 +43,11 @@ public final class GaugeQueries {
      * cap); failed deliveries per reason among the cap most recent failures; blocked keys per
      * ordered route among the cap most recent blocked heads.
      */
-    public record Snapshot(Map<String, Queue> queues, boolean pendingCapped, long unrouted, Map<String, Long> failed,
+    public record Snapshot(
+            Map<String, Queue> queues,
+            boolean pendingCapped,
+            long unrouted,
+            Map<String, Long> failed,
             Map<BlockedRoute, Long> blocked) {}
 
     /** An ordered route, as the blocked-key gauge names it: its job type (a publish route's name) and queue (exchange). */
@@ -67,16 +71,27 @@ public final class GaugeQueries {
             Field<OffsetDateTime> oldest = DSL.min(availableAt).filterWhere(availableAt.le(now));
             Map<String, Queue> queues = new LinkedHashMap<>();
             int sampled = 0;
-            for (var r : ctx.select(queue, DSL.count(), ready, oldest).from(pending).groupBy(queue).orderBy(queue).fetch()) {
+            for (var r : ctx.select(queue, DSL.count(), ready, oldest)
+                    .from(pending)
+                    .groupBy(queue)
+                    .orderBy(queue)
+                    .fetch()) {
                 OffsetDateTime oldestAt = r.value4();
-                queues.put(r.value1(), new Queue(r.value2(), r.value3(),
-                        oldestAt == null ? null : Duration.between(oldestAt.toInstant(), at)));
+                queues.put(
+                        r.value1(),
+                        new Queue(
+                                r.value2(),
+                                r.value3(),
+                                oldestAt == null ? null : Duration.between(oldestAt.toInstant(), at)));
                 sampled += r.value2();
             }
             // the unrouted index (id) WHERE routed_at IS NULL; ordered by id so that the plan is that index, never a
             // sequential scan that may read every routed event before the few unrouted ones at the end
-            int unrouted = ctx.fetchCount(ctx.select(OUTBOX_EVENTS.ID).from(OUTBOX_EVENTS).where(OUTBOX_EVENTS.ROUTED_AT.isNull())
-                    .orderBy(OUTBOX_EVENTS.ID).limit(DSL.inline(CAP)));
+            int unrouted = ctx.fetchCount(ctx.select(OUTBOX_EVENTS.ID)
+                    .from(OUTBOX_EVENTS)
+                    .where(OUTBOX_EVENTS.ROUTED_AT.isNull())
+                    .orderBy(OUTBOX_EVENTS.ID)
+                    .limit(DSL.inline(CAP)));
             // the failed index (failed_at) WHERE status = 'failed', newest first
             Table<?> failures = ctx.select(OUTBOX_DELIVERIES.FAILURE_REASON)
                     .from(OUTBOX_DELIVERIES)
@@ -86,11 +101,16 @@ public final class GaugeQueries {
                     .asTable("f");
             Field<String> reason = failures.field(OUTBOX_DELIVERIES.FAILURE_REASON);
             Map<String, Long> failed = new LinkedHashMap<>();
-            for (var r : ctx.select(reason, DSL.count()).from(failures).groupBy(reason).fetch()) {
-                failed.put(r.value1() == null ? "unknown" : r.value1(), r.value2().longValue());
+            for (var r : ctx.select(reason, DSL.count())
+                    .from(failures)
+                    .groupBy(reason)
+                    .fetch()) {
+                failed.put(
+                        r.value1() == null ? "unknown" : r.value1(), r.value2().longValue());
             }
             // the failed index again, for the blocked heads among the newest failures
-            Table<?> heads = ctx.select(OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ORDERING_KEY)
+            Table<?> heads = ctx.select(
+                            OUTBOX_DELIVERIES.JOB_TYPE, OUTBOX_DELIVERIES.QUEUE_NAME, OUTBOX_DELIVERIES.ORDERING_KEY)
                     .from(OUTBOX_DELIVERIES)
                     .where(OperatorTransitions.BLOCKING_HEAD)
                     .orderBy(OUTBOX_DELIVERIES.FAILED_AT.desc())
@@ -99,8 +119,10 @@ public final class GaugeQueries {
             Field<String> route = heads.field(OUTBOX_DELIVERIES.JOB_TYPE);
             Field<String> routeQueue = heads.field(OUTBOX_DELIVERIES.QUEUE_NAME);
             Map<BlockedRoute, Long> blocked = new LinkedHashMap<>();
-            for (var r : ctx.select(route, routeQueue, DSL.countDistinct(heads.field(OUTBOX_DELIVERIES.ORDERING_KEY))).from(heads)
-                    .groupBy(route, routeQueue).fetch()) {
+            for (var r : ctx.select(route, routeQueue, DSL.countDistinct(heads.field(OUTBOX_DELIVERIES.ORDERING_KEY)))
+                    .from(heads)
+                    .groupBy(route, routeQueue)
+                    .fetch()) {
                 blocked.put(new BlockedRoute(r.value1(), r.value2()), r.value3().longValue());
             }
             return new Snapshot(queues, sampled >= CAP, unrouted, failed, blocked);

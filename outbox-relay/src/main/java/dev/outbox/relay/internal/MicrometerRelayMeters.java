@@ -56,18 +56,28 @@ public final class MicrometerRelayMeters implements RelayMeters {
     private final ScheduledExecutorService reader;
     private volatile boolean readFailing;
 
-    private MicrometerRelayMeters(MeterRegistry registry, DataSource dataSource, OutboxTables tables, Clock clock, Set<String> queues,
-            Set<GaugeQueries.BlockedRoute> orderedRoutes, Duration interval) {
+    private MicrometerRelayMeters(
+            MeterRegistry registry,
+            DataSource dataSource,
+            OutboxTables tables,
+            Clock clock,
+            Set<String> queues,
+            Set<GaugeQueries.BlockedRoute> orderedRoutes,
+            Duration interval) {
         this.registry = registry;
         this.dataSource = dataSource;
         this.tables = tables;
         this.clock = clock;
-        this.routed = Counter.builder("outbox.relay.events.routed").description("events routed into deliveries (T1)").register(registry);
+        this.routed = Counter.builder("outbox.relay.events.routed")
+                .description("events routed into deliveries (T1)")
+                .register(registry);
         this.routedUnkeyed = Counter.builder("outbox.relay.deliveries.unkeyed")
-                .description("deliveries of ordered routes for events without an ordering key, dispatched unordered").register(registry);
+                .description("deliveries of ordered routes for events without an ordering key, dispatched unordered")
+                .register(registry);
         this.unrouted = new Value();
         Gauge.builder("outbox.relay.events.unrouted", unrouted, Value::get)
-                .description("events not yet routed, counted up to " + GaugeQueries.CAP).register(registry);
+                .description("events not yet routed, counted up to " + GaugeQueries.CAP)
+                .register(registry);
         for (String queue : queues) {
             queueGauges(queue);
         }
@@ -90,8 +100,14 @@ public final class MicrometerRelayMeters implements RelayMeters {
      * Registers the relay's meters in {@code registry}; the gauges are of the deliveries in {@code tables}, read every {@code interval}.
      * The blocked-key gauge is there from the start for each of {@code orderedRoutes}.
      */
-    public static RelayMeters register(MeterRegistry registry, DataSource dataSource, OutboxTables tables, Clock clock, Set<String> queues,
-            Set<GaugeQueries.BlockedRoute> orderedRoutes, Duration interval) {
+    public static RelayMeters register(
+            MeterRegistry registry,
+            DataSource dataSource,
+            OutboxTables tables,
+            Clock clock,
+            Set<String> queues,
+            Set<GaugeQueries.BlockedRoute> orderedRoutes,
+            Duration interval) {
         return new MicrometerRelayMeters(registry, dataSource, tables, clock, queues, orderedRoutes, interval);
     }
 
@@ -102,8 +118,13 @@ public final class MicrometerRelayMeters implements RelayMeters {
 
     @Override
     public void passEnded(long started, String outcome) {
-        timers.computeIfAbsent("pass\0" + outcome, k -> Timer.builder("outbox.relay.pass").description("relay passes, by how they ended")
-                .tag("outcome", outcome).register(registry)).record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+        timers.computeIfAbsent(
+                        "pass\0" + outcome,
+                        k -> Timer.builder("outbox.relay.pass")
+                                .description("relay passes, by how they ended")
+                                .tag("outcome", outcome)
+                                .register(registry))
+                .record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -126,7 +147,8 @@ public final class MicrometerRelayMeters implements RelayMeters {
         for (Claimed d : claimed) {
             byQueue.computeIfAbsent(key(d.queue(), kind(d.kind())), k -> new int[1])[0]++;
         }
-        byQueue.forEach((key, n) -> counter("outbox.relay.deliveries.dispatched", "deliveries claimed and published (T2)", key, "kind")
+        byQueue.forEach((key, n) -> counter(
+                        "outbox.relay.deliveries.dispatched", "deliveries claimed and published (T2)", key, "kind")
                 .increment(n[0]));
     }
 
@@ -148,16 +170,26 @@ public final class MicrometerRelayMeters implements RelayMeters {
 
         QueueConfirms(String queue) {
             this.queue = queue;
-            this.latency = Timer.builder("outbox.relay.confirm.latency").description("from a publish to the broker's confirm").tag("queue", queue)
-                    .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
+            this.latency = Timer.builder("outbox.relay.confirm.latency")
+                    .description("from a publish to the broker's confirm")
+                    .tag("queue", queue)
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(Duration.ofMillis(1))
+                    .maximumExpectedValue(Duration.ofSeconds(30))
                     .register(registry);
         }
 
-        @SuppressWarnings("EnumOrdinal") // an array by kind, read without a lock on the confirm path (an EnumMap is not safe to share)
+        @SuppressWarnings(
+                "EnumOrdinal") // an array by kind, read without a lock on the confirm path (an EnumMap is not safe to
+        // share)
         Counter counter(RouteKind kind) {
             Counter c = byKind[kind.ordinal()];
             if (c == null) { // a benign race: the registry returns the one counter of these tags either way
-                c = MicrometerRelayMeters.this.counter("outbox.relay.deliveries.confirmed", "publishes confirmed by the broker", key(queue, kind(kind)), "kind");
+                c = MicrometerRelayMeters.this.counter(
+                        "outbox.relay.deliveries.confirmed",
+                        "publishes confirmed by the broker",
+                        key(queue, kind(kind)),
+                        "kind");
                 byKind[kind.ordinal()] = c;
             }
             return c;
@@ -166,7 +198,11 @@ public final class MicrometerRelayMeters implements RelayMeters {
 
     @Override
     public void refused(Claimed delivery, String cause) {
-        counter("outbox.relay.deliveries.refused", "publishes the broker did not take (T3), by cause", key(delivery.queue(), cause), "cause")
+        counter(
+                        "outbox.relay.deliveries.refused",
+                        "publishes the broker did not take (T3), by cause",
+                        key(delivery.queue(), cause),
+                        "cause")
                 .increment();
     }
 
@@ -180,22 +216,36 @@ public final class MicrometerRelayMeters implements RelayMeters {
                 byQueue.computeIfAbsent(d.queue(), q -> new int[1])[0]++;
             }
         }
-        byQueue.forEach((queue, n) -> counter("outbox.relay.publish.completed", "publish-route deliveries completed on the broker's confirm",
-                key(queue, null), null).increment(n[0]));
+        byQueue.forEach((queue, n) -> counter(
+                        "outbox.relay.publish.completed",
+                        "publish-route deliveries completed on the broker's confirm",
+                        key(queue, null),
+                        null)
+                .increment(n[0]));
     }
 
     @Override
     public void timedOut(List<RetryOutcome> outcomes) {
         for (RetryOutcome o : outcomes) {
-            counter("outbox.relay.deliveries.timed.out", "dispatches past their delivery timeout (T4)", key(o.queue(), null), null).increment();
+            counter(
+                            "outbox.relay.deliveries.timed.out",
+                            "dispatches past their delivery timeout (T4)",
+                            key(o.queue(), null),
+                            null)
+                    .increment();
         }
     }
 
     @Override
     public void timedOutUnstarted(List<RelayTransitions.UnstartedTimeout> unstarted) {
         for (RelayTransitions.UnstartedTimeout u : unstarted) {
-            counter("outbox.relay.deliveries.timed.out.unstarted", "dispatches past their delivery timeout that no worker took (T4u), sent again"
-                    + " without counting an attempt", key(u.queue(), null), null).increment();
+            counter(
+                            "outbox.relay.deliveries.timed.out.unstarted",
+                            "dispatches past their delivery timeout that no worker took (T4u), sent again"
+                                    + " without counting an attempt",
+                            key(u.queue(), null),
+                            null)
+                    .increment();
         }
     }
 
@@ -227,15 +277,26 @@ public final class MicrometerRelayMeters implements RelayMeters {
         final Counter holds;
 
         QueueBackpressure(String queue) {
-            Gauge.builder("outbox.relay.queue.depth", depth, Value::get).description("messages waiting in the job queue, as the relay last knew"
-                    + " (the broker's count plus its publishes since)").tag("queue", queue).register(registry);
-            Gauge.builder("outbox.relay.queue.depth.max", maxDepth, Value::get).description("the relay's bound of messages waiting in the"
-                    + " job queue (OUTBOX_MAX_QUEUE_DEPTH): at it, the relay holds back dispatches").tag("queue", queue).register(registry);
+            Gauge.builder("outbox.relay.queue.depth", depth, Value::get)
+                    .description("messages waiting in the job queue, as the relay last knew"
+                            + " (the broker's count plus its publishes since)")
+                    .tag("queue", queue)
+                    .register(registry);
+            Gauge.builder("outbox.relay.queue.depth.max", maxDepth, Value::get)
+                    .description("the relay's bound of messages waiting in the"
+                            + " job queue (OUTBOX_MAX_QUEUE_DEPTH): at it, the relay holds back dispatches")
+                    .tag("queue", queue)
+                    .register(registry);
             held.set(0);
-            Gauge.builder("outbox.relay.queue.held", held, Value::get).description("1 while the relay holds back dispatches to the job queue"
-                    + " (its depth reached the bound), else 0").tag("queue", queue).register(registry);
-            holds = Counter.builder("outbox.relay.queue.holds").description("times the relay began to hold back dispatches to the job queue")
-                    .tag("queue", queue).register(registry);
+            Gauge.builder("outbox.relay.queue.held", held, Value::get)
+                    .description("1 while the relay holds back dispatches to the job queue"
+                            + " (its depth reached the bound), else 0")
+                    .tag("queue", queue)
+                    .register(registry);
+            holds = Counter.builder("outbox.relay.queue.holds")
+                    .description("times the relay began to hold back dispatches to the job queue")
+                    .tag("queue", queue)
+                    .register(registry);
         }
     }
 
@@ -251,7 +312,9 @@ public final class MicrometerRelayMeters implements RelayMeters {
             s = GaugeQueries.read(dataSource, tables, clock.instant());
         } catch (RuntimeException e) {
             if (!readFailing) {
-                log.debug("the gauges cannot be read ({}): NaN until the database answers", e.getClass().getSimpleName());
+                log.debug(
+                        "the gauges cannot be read ({}): NaN until the database answers",
+                        e.getClass().getSimpleName());
             }
             readFailing = true;
             queueGauges.values().forEach(QueueGauges::unknown);
@@ -273,7 +336,9 @@ public final class MicrometerRelayMeters implements RelayMeters {
     private Counter counter(String name, String description, String key, @Nullable String secondTag) {
         return counters.computeIfAbsent(name + '\0' + key, k -> {
             int split = key.indexOf('\0');
-            Counter.Builder b = Counter.builder(name).description(description).tag("queue", split < 0 ? key : key.substring(0, split));
+            Counter.Builder b = Counter.builder(name)
+                    .description(description)
+                    .tag("queue", split < 0 ? key : key.substring(0, split));
             if (secondTag != null) {
                 b.tag(secondTag, key.substring(split + 1));
             }
@@ -296,8 +361,10 @@ public final class MicrometerRelayMeters implements RelayMeters {
     private Value failedGauge(String reason) {
         return failedGauges.computeIfAbsent(reason, r -> {
             Value v = new Value();
-            Gauge.builder("outbox.relay.deliveries.failed", v, Value::get).description("failed deliveries by reason, counted up to "
-                    + GaugeQueries.CAP).tag("reason", r).register(registry);
+            Gauge.builder("outbox.relay.deliveries.failed", v, Value::get)
+                    .description("failed deliveries by reason, counted up to " + GaugeQueries.CAP)
+                    .tag("reason", r)
+                    .register(registry);
             return v;
         });
     }
@@ -305,9 +372,13 @@ public final class MicrometerRelayMeters implements RelayMeters {
     private Value blockedGauge(GaugeQueries.BlockedRoute route) {
         return blockedGauges.computeIfAbsent(route, r -> {
             Value v = new Value();
-            Gauge.builder("outbox.relay.keys.blocked", v, Value::get).description("keys blocked on an ordered route (their heads failed for"
-                    + " good, policy block, not skipped), counted among the " + GaugeQueries.CAP + " newest blocked heads")
-                    .tag("route", r.route()).tag("queue", r.queue()).register(registry);
+            Gauge.builder("outbox.relay.keys.blocked", v, Value::get)
+                    .description("keys blocked on an ordered route (their heads failed for"
+                            + " good, policy block, not skipped), counted among the " + GaugeQueries.CAP
+                            + " newest blocked heads")
+                    .tag("route", r.route())
+                    .tag("queue", r.queue())
+                    .register(registry);
             return v;
         });
     }
@@ -335,12 +406,19 @@ public final class MicrometerRelayMeters implements RelayMeters {
         final Value oldestReadyAge = new Value();
 
         QueueGauges(MeterRegistry registry, String queue) {
-            Gauge.builder("outbox.relay.deliveries.pending", pending, Value::get).description("pending deliveries, counted up to "
-                    + GaugeQueries.CAP + " in all").tag("queue", queue).register(registry);
-            Gauge.builder("outbox.relay.deliveries.ready", ready, Value::get).description("pending deliveries ready to be dispatched now")
-                    .tag("queue", queue).register(registry);
-            Gauge.builder("outbox.relay.oldest.ready.age", oldestReadyAge, Value::get).baseUnit("seconds")
-                    .description("how long the oldest ready delivery has waited (0: none ready)").tag("queue", queue).register(registry);
+            Gauge.builder("outbox.relay.deliveries.pending", pending, Value::get)
+                    .description("pending deliveries, counted up to " + GaugeQueries.CAP + " in all")
+                    .tag("queue", queue)
+                    .register(registry);
+            Gauge.builder("outbox.relay.deliveries.ready", ready, Value::get)
+                    .description("pending deliveries ready to be dispatched now")
+                    .tag("queue", queue)
+                    .register(registry);
+            Gauge.builder("outbox.relay.oldest.ready.age", oldestReadyAge, Value::get)
+                    .baseUnit("seconds")
+                    .description("how long the oldest ready delivery has waited (0: none ready)")
+                    .tag("queue", queue)
+                    .register(registry);
         }
 
         void set(GaugeQueries.@Nullable Queue q) {

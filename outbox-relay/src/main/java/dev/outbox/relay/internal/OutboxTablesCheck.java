@@ -21,6 +21,7 @@ public final class OutboxTablesCheck {
 
     /** The column the latest migration added, and that migration: a database without it is behind. */
     static final String LATEST_COLUMN = "ordering_key";
+
     static final String LATEST_MIGRATION = "V4__outbox_ordering";
 
     private OutboxTablesCheck() {}
@@ -43,8 +44,10 @@ public final class OutboxTablesCheck {
                 }
             }
             if (!schemaExists) {
-                throw new RelayException("the outbox tables are missing: schema " + schema + " does not exist; "
-                        + "the migrations create it (outbox-relay migrate, or OutboxMigrations.migrate), or the schema name is wrong", null);
+                throw new RelayException(
+                        "the outbox tables are missing: schema " + schema + " does not exist; "
+                                + "the migrations create it (outbox-relay migrate, or OutboxMigrations.migrate), or the schema name is wrong",
+                        null);
             }
             Set<String> present = new HashSet<>();
             try (ResultSet rs = meta.getTables(null, pattern, "%", null)) {
@@ -61,19 +64,27 @@ public final class OutboxTablesCheck {
                 }
             }
             if (!missing.isEmpty()) {
-                throw new RelayException("the outbox tables are missing: schema " + schema + " has no table " + String.join(" and ", missing)
-                        + "; the migrations create them (outbox-relay migrate, or OutboxMigrations.migrate), or the table names are wrong", null);
+                throw new RelayException(
+                        "the outbox tables are missing: schema " + schema + " has no table "
+                                + String.join(" and ", missing)
+                                + "; the migrations create them (outbox-relay migrate, or OutboxMigrations.migrate), or the table names are wrong",
+                        null);
             }
             boolean started = false;
-            try (ResultSet rs = meta.getColumns(null, pattern, escaped(tables.deliveries(), meta.getSearchStringEscape()), LATEST_COLUMN)) {
+            try (ResultSet rs = meta.getColumns(
+                    null, pattern, escaped(tables.deliveries(), meta.getSearchStringEscape()), LATEST_COLUMN)) {
                 while (rs.next()) {
                     started |= schema.equals(rs.getString("TABLE_SCHEM"));
                 }
             }
             if (!started) {
-                throw new RelayException("the outbox tables are behind this version: " + schema + "." + tables.deliveries() + " has no column "
-                        + LATEST_COLUMN + " (migration " + LATEST_MIGRATION + "); run the migrations (outbox-relay migrate, or"
-                        + " OutboxMigrations.migrate) before this relay", null);
+                throw new RelayException(
+                        "the outbox tables are behind this version: " + schema + "." + tables.deliveries()
+                                + " has no column "
+                                + LATEST_COLUMN + " (migration " + LATEST_MIGRATION
+                                + "); run the migrations (outbox-relay migrate, or"
+                                + " OutboxMigrations.migrate) before this relay",
+                        null);
             }
         } catch (SQLException e) {
             throw DatabaseErrors.classify(e, dataSource);

@@ -20,6 +20,7 @@ final class Published {
     static final String CONNECTION_LOST = "connection_lost";
     /** Never handed to the broker: the connection was lost first. Released without counting the attempt. */
     static final String NOT_SENT = "not_sent";
+
     static final String PUBLISH_ERROR = "publish_error";
     static final String NO_EXCHANGE = "no_exchange";
     static final String QUEUE_DECLARE_FAILED = FailureReason.QUEUE_DECLARE_FAILED.code();
@@ -88,7 +89,8 @@ final class Published {
     }
 
     /** Waits up to {@code millis}; the failure code, null when confirmed, or empty-handed on timeout. */
-    @Nullable String await(long millis) throws InterruptedException, TimeoutException {
+    @Nullable
+    String await(long millis) throws InterruptedException, TimeoutException {
         try {
             String r = result.get(Math.max(0, millis), TimeUnit.MILLISECONDS);
             return OK.equals(r) ? null : r;

@@ -63,7 +63,8 @@ import org.slf4j.MDC;
 public final class RelayEngine implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RelayLoggers.RELAY);
-    private static final String UNSTARTED = "dispatch timed out before any worker took it, sent again without counting an attempt";
+    private static final String UNSTARTED =
+            "dispatch timed out before any worker took it, sent again without counting an attempt";
     /** The longest wait between two tries of a looping relay during an outage. */
     static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
     /**
@@ -97,6 +98,7 @@ public final class RelayEngine implements AutoCloseable {
     private final Set<String> jobQueues = new TreeSet<>();
     /** Whether some route publishes to an exchange: those deliveries are claimed whatever the job queues hold. */
     private final boolean publishRoutes;
+
     private final UnroutedWarnings unroutedWarnings = new UnroutedWarnings();
     /** Whether the relay said that events without an ordering key reached an ordered route. */
     private volatile boolean unkeyedWarned;
@@ -112,8 +114,18 @@ public final class RelayEngine implements AutoCloseable {
     /** Timeouts, refusals and holds counted per queue, and final failures bounded per interval. */
     private final LogDigest digest = new LogDigest(log);
     /** What the loop did, at INFO at most once a minute when it did something (each pass's counts are at DEBUG). */
-    private final LogSummary summary = new LogSummary(log, "relay", List.of("event(s) routed", "delivery(ies) created", "dispatched",
-            "confirmed", "publish failure(s)", "completed", "timed out"));
+    private final LogSummary summary = new LogSummary(
+            log,
+            "relay",
+            List.of(
+                    "event(s) routed",
+                    "delivery(ies) created",
+                    "dispatched",
+                    "confirmed",
+                    "publish failure(s)",
+                    "completed",
+                    "timed out"));
+
     private final QueueDepths depths;
     private boolean queuesDeclared;
     /**
@@ -131,9 +143,11 @@ public final class RelayEngine implements AutoCloseable {
      * the next one, which settles it.
      */
     private List<Published> inFlight = List.of();
+
     private final long sweepIntervalNanos;
     /** When the loop's last sweep began ({@link System#nanoTime}); none yet when {@link #swept} is false. */
     private long lastSweep;
+
     private boolean swept;
 
     public RelayEngine(RelaySettings settings) {
@@ -141,13 +155,23 @@ public final class RelayEngine implements AutoCloseable {
         this.dataSource = settings.dataSource();
         // planned once, without a connection: each transaction derives it onto the connection it takes, and the
         // transitions find it planned already (PlannedDsl.planned returns such a context as it is)
-        this.planned = PlannedDsl.planned(DSL.using(SQLDialect.POSTGRES), settings.tables()).configuration();
-        this.transitions = new RelayTransitions(settings.tables(), settings.routes().toRouteTable(), settings.clock());
-        this.publisher = new AmqpPublisher(settings.amqp(), settings.queueType(), settings.maxInFlight(), settings.confirmTimeout(),
+        this.planned = PlannedDsl.planned(DSL.using(SQLDialect.POSTGRES), settings.tables())
+                .configuration();
+        this.transitions =
+                new RelayTransitions(settings.tables(), settings.routes().toRouteTable(), settings.clock());
+        this.publisher = new AmqpPublisher(
+                settings.amqp(),
+                settings.queueType(),
+                settings.maxInFlight(),
+                settings.confirmTimeout(),
                 settings.clock());
         this.meters = settings.meters();
-        this.sweepIntervalNanos = (settings.sleep().compareTo(MAX_SWEEP_INTERVAL) < 0 ? settings.sleep() : MAX_SWEEP_INTERVAL).toNanos();
-        this.wakeups = new Wakeups(settings.pollOnly() ? null : settings.listenConnection(), settings.notifyChannel(), settings.wakeupLinger());
+        this.sweepIntervalNanos =
+                (settings.sleep().compareTo(MAX_SWEEP_INTERVAL) < 0 ? settings.sleep() : MAX_SWEEP_INTERVAL).toNanos();
+        this.wakeups = new Wakeups(
+                settings.pollOnly() ? null : settings.listenConnection(),
+                settings.notifyChannel(),
+                settings.wakeupLinger());
         boolean publishing = false;
         for (Route route : settings.routes().all()) {
             if (route instanceof JobRoute job) {
@@ -158,23 +182,33 @@ public final class RelayEngine implements AutoCloseable {
         }
         this.publishRoutes = publishing;
         this.blockedKeys = settings.routes().all().stream().anyMatch(r -> r.ordering() != Ordering.UNORDERED)
-                ? new OperatorTransitions(settings.tables(), settings.clock()) : null;
-        this.depths = new QueueDepths(settings.maxQueueDepth(), jobQueues, System::nanoTime, new QueueDepths.Listener() {
-            @Override
-            public void held(String queue, long depth, int maxDepth) {
-                if (digest.warn("dispatches held back", queue, "depth " + depth)) {
-                    log.warn("queue {} holds {} messages waiting for a worker, its bound {}: its deliveries stay pending until its"
-                            + " consumers catch up (OUTBOX_MAX_QUEUE_DEPTH)", LogText.of(queue), depth, maxDepth);
-                }
-                meters.queueHeld(queue, true);
-            }
+                ? new OperatorTransitions(settings.tables(), settings.clock())
+                : null;
+        this.depths =
+                new QueueDepths(settings.maxQueueDepth(), jobQueues, System::nanoTime, new QueueDepths.Listener() {
+                    @Override
+                    public void held(String queue, long depth, int maxDepth) {
+                        if (digest.warn("dispatches held back", queue, "depth " + depth)) {
+                            log.warn(
+                                    "queue {} holds {} messages waiting for a worker, its bound {}: its deliveries stay pending until its"
+                                            + " consumers catch up (OUTBOX_MAX_QUEUE_DEPTH)",
+                                    LogText.of(queue),
+                                    depth,
+                                    maxDepth);
+                        }
+                        meters.queueHeld(queue, true);
+                    }
 
-            @Override
-            public void released(String queue, long depth, long heldNanos) {
-                log.debug("queue {} below its bound again (depth {}) after {} ms", LogText.of(queue), depth, heldNanos / 1_000_000);
-                meters.queueHeld(queue, false);
-            }
-        });
+                    @Override
+                    public void released(String queue, long depth, long heldNanos) {
+                        log.debug(
+                                "queue {} below its bound again (depth {}) after {} ms",
+                                LogText.of(queue),
+                                depth,
+                                heldNanos / 1_000_000);
+                        meters.queueHeld(queue, false);
+                    }
+                });
     }
 
     /**
@@ -250,7 +284,8 @@ public final class RelayEngine implements AutoCloseable {
                     meters.queueDepth(queue, depths.depth(queue), depths.maxDepth());
                 }
                 // every job queue full and nothing to publish: nothing to claim until the consumers take some
-                List<Claimed> claimed = !held.isEmpty() && !publishRoutes && held.containsAll(jobQueues) ? List.of()
+                List<Claimed> claimed = !held.isEmpty() && !publishRoutes && held.containsAll(jobQueues)
+                        ? List.of()
                         : inTransaction(tx -> transitions.claimExcept(tx, settings.dispatchBatchSize(), held));
                 tally.dispatched += claimed.size();
                 meters.dispatched(claimed);
@@ -261,7 +296,11 @@ public final class RelayEngine implements AutoCloseable {
                 } catch (BrokerUnavailableException e) {
                     // lost between the claim and the publish: the claimed batch never left, the one in flight is lost
                     settleInFlight(tally);
-                    settle(claimed.stream().map(d -> Published.failed(d, Published.NOT_SENT)).toList(), tally);
+                    settle(
+                            claimed.stream()
+                                    .map(d -> Published.failed(d, Published.NOT_SENT))
+                                    .toList(),
+                            tally);
                     throw e;
                 }
                 depths.published(claimed);
@@ -281,8 +320,15 @@ public final class RelayEngine implements AutoCloseable {
                 finishRouting(routing, tally);
             }
         }
-        PassResult result = new PassResult(tally.routed, tally.created, tally.unrouted, tally.dispatched, tally.confirmed, tally.failed,
-                tally.completed, tally.timedOut);
+        PassResult result = new PassResult(
+                tally.routed,
+                tally.created,
+                tally.unrouted,
+                tally.dispatched,
+                tally.confirmed,
+                tally.failed,
+                tally.completed,
+                tally.timedOut);
         if (!result.idle()) {
             log.debug("pass: {}", result);
         }
@@ -311,7 +357,8 @@ public final class RelayEngine implements AutoCloseable {
                     if (cause instanceof Error err) {
                         throw err;
                     }
-                    throw new RelayException("routing failed (" + cause.getClass().getName() + ")", cause);
+                    throw new RelayException(
+                            "routing failed (" + cause.getClass().getName() + ")", cause);
                 }
             }
         } finally {
@@ -326,7 +373,9 @@ public final class RelayEngine implements AutoCloseable {
         try {
             count(awaitRouted(routing), tally);
         } catch (RuntimeException e) {
-            log.debug("the routing batch of a failed pass failed too ({})", e.getClass().getSimpleName());
+            log.debug(
+                    "the routing batch of a failed pass failed too ({})",
+                    e.getClass().getSimpleName());
         }
     }
 
@@ -336,14 +385,19 @@ public final class RelayEngine implements AutoCloseable {
         meters.routedUnkeyed(routed.unkeyed());
         if (routed.unkeyed() > 0 && !unkeyedWarned) {
             unkeyedWarned = true;
-            log.warn("{} delivery(ies) of ordered routes were created for events without an ordering key: those go unordered"
-                    + " (said once; the meter outbox.relay.deliveries.unkeyed counts them)", routed.unkeyed());
+            log.warn(
+                    "{} delivery(ies) of ordered routes were created for events without an ordering key: those go unordered"
+                            + " (said once; the meter outbox.relay.deliveries.unkeyed counts them)",
+                    routed.unkeyed());
         }
         tally.created += routed.deliveries();
         for (String type : routed.unroutedTypes()) {
-            if (tally.unrouted.add(type) && unroutedWarnings.due(type, settings.clock().instant())) {
-                log.warn("events of type {} have no route: they stay unrouted until a route for them is configured"
-                        + " (said again at most every {} min while they wait; status counts them)", type,
+            if (tally.unrouted.add(type)
+                    && unroutedWarnings.due(type, settings.clock().instant())) {
+                log.warn(
+                        "events of type {} have no route: they stay unrouted until a route for them is configured"
+                                + " (said again at most every {} min while they wait; status counts them)",
+                        type,
                         UnroutedWarnings.INTERVAL.toMinutes());
             }
         }
@@ -356,17 +410,26 @@ public final class RelayEngine implements AutoCloseable {
      */
     private void sweep(Tally tally) {
         while (true) {
-            List<RelayTransitions.UnstartedTimeout> unstarted = inTransaction(tx -> transitions.timeOutUnstarted(tx,
-                    settings.timeoutBatchSize()));
+            List<RelayTransitions.UnstartedTimeout> unstarted =
+                    inTransaction(tx -> transitions.timeOutUnstarted(tx, settings.timeoutBatchSize()));
             for (RelayTransitions.UnstartedTimeout u : unstarted) {
-                if (digest.warn(UNSTARTED, u.queue(), "delivery " + u.deliveryId() + " (" + u.unstartedTimeouts() + " time(s))")
+                if (digest.warn(
+                                UNSTARTED,
+                                u.queue(),
+                                "delivery " + u.deliveryId() + " (" + u.unstartedTimeouts() + " time(s))")
                         || log.isDebugEnabled()) {
                     MDC.put(DeliveryLog.MDC_EVENT_ID, u.eventId().toString());
                     MDC.put(DeliveryLog.MDC_DELIVERY_ID, u.deliveryId().toString());
                     try {
-                        log.warn("delivery {} of event {} ({}, queue {}): dispatch {} timed out before any worker took it ({} time(s)); sent"
-                                + " again without counting an attempt", u.deliveryId(), u.eventId(), u.jobType(), LogText.of(u.queue()),
-                                u.dispatchId(), u.unstartedTimeouts());
+                        log.warn(
+                                "delivery {} of event {} ({}, queue {}): dispatch {} timed out before any worker took it ({} time(s)); sent"
+                                        + " again without counting an attempt",
+                                u.deliveryId(),
+                                u.eventId(),
+                                u.jobType(),
+                                LogText.of(u.queue()),
+                                u.dispatchId(),
+                                u.unstartedTimeouts());
                     } finally {
                         MDC.remove(DeliveryLog.MDC_EVENT_ID);
                         MDC.remove(DeliveryLog.MDC_DELIVERY_ID);
@@ -402,13 +465,20 @@ public final class RelayEngine implements AutoCloseable {
         if (blockedKeys == null) {
             return;
         }
-        List<OperatorTransitions.BlockedKey> newest = inTransaction(tx -> blockedKeys.newestBlockedKeys(tx, BLOCKED_READ));
+        List<OperatorTransitions.BlockedKey> newest =
+                inTransaction(tx -> blockedKeys.newestBlockedKeys(tx, BLOCKED_READ));
         for (int i = newest.size() - 1; i >= 0; i--) { // the oldest first
             OperatorTransitions.BlockedKey b = newest.get(i);
             if (blockedWarned.add(b.deliveryId())) {
-                log.warn("key {} is blocked on route {} (queue {}): its head, delivery {} of event {}, failed for good ({}); nothing else of"
-                        + " the key goes until an operator runs 'blocked requeue' or 'blocked skip'", LogText.of(b.orderingKey()),
-                        LogText.of(b.jobType()), LogText.of(b.queue()), b.deliveryId(), b.eventId(), LogText.of(b.failureReason()));
+                log.warn(
+                        "key {} is blocked on route {} (queue {}): its head, delivery {} of event {}, failed for good ({}); nothing else of"
+                                + " the key goes until an operator runs 'blocked requeue' or 'blocked skip'",
+                        LogText.of(b.orderingKey()),
+                        LogText.of(b.jobType()),
+                        LogText.of(b.queue()),
+                        b.deliveryId(),
+                        b.eventId(),
+                        LogText.of(b.failureReason()));
             }
         }
     }
@@ -438,7 +508,9 @@ public final class RelayEngine implements AutoCloseable {
      * @throws RelayException when the database fails for good (a missing table, a refused login ...)
      */
     public void loop(BooleanSupplier stopped) {
-        log.info("relay loop started (sleep {} s, {})", settings.sleep().toSeconds(),
+        log.info(
+                "relay loop started (sleep {} s, {})",
+                settings.sleep().toSeconds(),
                 settings.pollOnly() ? "polling only" : "LISTEN on " + settings.notifyChannel());
         Duration cap = settings.sleep().compareTo(MAX_BACKOFF) < 0 ? settings.sleep() : MAX_BACKOFF;
         Outage database = new Outage(log, "database", cap);
@@ -450,8 +522,14 @@ public final class RelayEngine implements AutoCloseable {
                 summary.flushIfDue();
                 try {
                     PassResult result = pass(true);
-                    summary.add(result.routedEvents(), result.createdDeliveries(), result.dispatched(), result.confirmed(),
-                            result.publishFailed(), result.completed(), result.timedOut());
+                    summary.add(
+                            result.routedEvents(),
+                            result.createdDeliveries(),
+                            result.dispatched(),
+                            result.confirmed(),
+                            result.publishFailed(),
+                            result.completed(),
+                            result.timedOut());
                     answered(database);
                     broker.over();
                     if (!result.idle()) {
@@ -486,7 +564,10 @@ public final class RelayEngine implements AutoCloseable {
     private void awaitWork(FollowUps followUps, BooleanSupplier stopped) throws InterruptedException {
         while (true) {
             Duration wait = followUps.next();
-            if (wakeups.await(wait, stopped) || wait.compareTo(settings.sleep()) >= 0 || stopped.getAsBoolean() || sweepDueNow()
+            if (wakeups.await(wait, stopped)
+                    || wait.compareTo(settings.sleep()) >= 0
+                    || stopped.getAsBoolean()
+                    || sweepDueNow()
                     || workWaiting()) {
                 return;
             }
@@ -543,8 +624,10 @@ public final class RelayEngine implements AutoCloseable {
             settleInFlight(new Tally());
         } catch (DataAccessException e) {
             // the database is gone as the relay stops: those dispatches stay dispatched and time out into a retry (T4)
-            log.warn("could not settle {} dispatch(es) in flight as the relay stopped ({}); they are retried after their timeout",
-                    left, DatabaseErrors.classify(e, dataSource).getMessage());
+            log.warn(
+                    "could not settle {} dispatch(es) in flight as the relay stopped ({}); they are retried after their timeout",
+                    left,
+                    DatabaseErrors.classify(e, dataSource).getMessage());
         }
     }
 
@@ -607,7 +690,11 @@ public final class RelayEngine implements AutoCloseable {
                     MDC.put(DeliveryLog.MDC_EVENT_ID, d.eventId().toString());
                     MDC.put(DeliveryLog.MDC_DELIVERY_ID, d.deliveryId().toString());
                     try {
-                        log.debug("dispatch {} of delivery {} was not accepted by the broker ({})", d.dispatchId(), d.deliveryId(), failure);
+                        log.debug(
+                                "dispatch {} of delivery {} was not accepted by the broker ({})",
+                                d.dispatchId(),
+                                d.deliveryId(),
+                                failure);
                     } finally {
                         MDC.remove(DeliveryLog.MDC_EVENT_ID);
                         MDC.remove(DeliveryLog.MDC_DELIVERY_ID);
@@ -621,22 +708,30 @@ public final class RelayEngine implements AutoCloseable {
         List<UUID> completed = new ArrayList<>();
         List<RetryOutcome> outcomes = inTransaction(tx -> {
             if (!toComplete.isEmpty()) {
-                completed.addAll(transitions.completePublished(tx, ids(toComplete, Claimed::deliveryId), ids(toComplete, Claimed::dispatchId)));
+                completed.addAll(transitions.completePublished(
+                        tx, ids(toComplete, Claimed::deliveryId), ids(toComplete, Claimed::dispatchId)));
                 tally.completed += completed.size();
             }
             if (!unsent.isEmpty()) {
-                int released = transitions.releaseUnsent(tx, ids(unsent, Claimed::deliveryId), ids(unsent, Claimed::dispatchId)).size();
-                log.info("{} claimed delivery(ies) never reached the broker (connection lost): back to pending, the attempt not counted",
+                int released = transitions
+                        .releaseUnsent(tx, ids(unsent, Claimed::deliveryId), ids(unsent, Claimed::dispatchId))
+                        .size();
+                log.info(
+                        "{} claimed delivery(ies) never reached the broker (connection lost): back to pending, the attempt not counted",
                         released);
             }
             List<RetryOutcome> changed = new ArrayList<>();
             // a queue that could not be declared says so in failure_reason; any other refusal is publish_failed
             Map<Boolean, List<Claimed>> byQueue = refused.stream()
-                    .collect(Collectors.partitioningBy(d -> Published.QUEUE_DECLARE_FAILED.equals(causes.get(d.deliveryId()))));
+                    .collect(Collectors.partitioningBy(
+                            d -> Published.QUEUE_DECLARE_FAILED.equals(causes.get(d.deliveryId()))));
             for (Map.Entry<Boolean, List<Claimed>> group : byQueue.entrySet()) {
                 if (!group.getValue().isEmpty()) {
-                    changed.addAll(transitions.publishRefused(tx, ids(group.getValue(), Claimed::deliveryId),
-                            ids(group.getValue(), Claimed::dispatchId), group.getKey() ? FailureReason.QUEUE_DECLARE_FAILED : FailureReason.PUBLISH_FAILED));
+                    changed.addAll(transitions.publishRefused(
+                            tx,
+                            ids(group.getValue(), Claimed::deliveryId),
+                            ids(group.getValue(), Claimed::dispatchId),
+                            group.getKey() ? FailureReason.QUEUE_DECLARE_FAILED : FailureReason.PUBLISH_FAILED));
                 }
             }
             return changed;
@@ -644,7 +739,8 @@ public final class RelayEngine implements AutoCloseable {
         tally.failed += refused.size() + unsent.size();
         meters.completed(toComplete, completed);
         for (RetryOutcome o : outcomes) {
-            DeliveryLog.retryOutcome(log, digest, o, causes.getOrDefault(o.deliveryId(), FailureReason.PUBLISH_FAILED.code()));
+            DeliveryLog.retryOutcome(
+                    log, digest, o, causes.getOrDefault(o.deliveryId(), FailureReason.PUBLISH_FAILED.code()));
         }
     }
 
@@ -667,8 +763,8 @@ public final class RelayEngine implements AutoCloseable {
     }
 
     private <T> T inTransaction(Function<DSLContext, T> work) {
-        return onConnection(connection -> DSL.using(planned.derive(connection)).transactionResult(configuration -> work.apply(
-                configuration.dsl())));
+        return onConnection(connection -> DSL.using(planned.derive(connection))
+                .transactionResult(configuration -> work.apply(configuration.dsl())));
     }
 
     /** Work on one connection, which may throw what JDBC throws. */
@@ -694,7 +790,9 @@ public final class RelayEngine implements AutoCloseable {
             try {
                 connection.close(); // after a commit, a failing close must not turn it into an error
             } catch (SQLException e) {
-                log.debug("returning a connection to the pool failed ({})", e.getClass().getSimpleName());
+                log.debug(
+                        "returning a connection to the pool failed ({})",
+                        e.getClass().getSimpleName());
             }
         }
     }

@@ -18,6 +18,7 @@ public interface RelayMeters extends AutoCloseable {
 
     /** The outcomes of {@link #passEnded}: a bounded set of tag values. */
     String IDLE = "idle";
+
     String BUSY = "busy";
     String DATABASE_UNAVAILABLE = "database_unavailable";
     String BROKER_UNAVAILABLE = "broker_unavailable";

@@ -62,7 +62,8 @@ final class Wakeups implements AutoCloseable {
         try {
             c = source.open();
             c.setAutoCommit(true);
-            // LISTEN has no typed form in jOOQ; the channel is a checked lower-case identifier, rendered as a quoted name
+            // LISTEN has no typed form in jOOQ; the channel is a checked lower-case identifier, rendered as a quoted
+            // name
             DSL.using(c, SQLDialect.POSTGRES).execute("LISTEN {0}", DSL.name(channel));
             c.unwrap(PGConnection.class);
             connection = c;
@@ -73,7 +74,10 @@ final class Wakeups implements AutoCloseable {
             return again;
         } catch (SQLException | RuntimeException e) {
             if (!lost) { // once per outage, not once per try
-                log.warn("cannot LISTEN on channel {} ({}); polling, trying again in {} s", channel, e.getClass().getSimpleName(),
+                log.warn(
+                        "cannot LISTEN on channel {} ({}); polling, trying again in {} s",
+                        channel,
+                        e.getClass().getSimpleName(),
                         relistenAfter.toSeconds());
             }
             closeQuietly(c);
@@ -85,7 +89,9 @@ final class Wakeups implements AutoCloseable {
     private void backOff() {
         lost = true;
         retryAtNanos = System.nanoTime() + relistenAfter.toNanos();
-        relistenAfter = relistenAfter.multipliedBy(2).compareTo(RELISTEN_MAX) > 0 ? RELISTEN_MAX : relistenAfter.multipliedBy(2);
+        relistenAfter = relistenAfter.multipliedBy(2).compareTo(RELISTEN_MAX) > 0
+                ? RELISTEN_MAX
+                : relistenAfter.multipliedBy(2);
     }
 
     /**
@@ -115,7 +121,8 @@ final class Wakeups implements AutoCloseable {
                 continue;
             }
             try {
-                PGNotification[] notifications = c.unwrap(PGConnection.class).getNotifications((int) Math.max(1, slice));
+                PGNotification[] notifications =
+                        c.unwrap(PGConnection.class).getNotifications((int) Math.max(1, slice));
                 if (notifications != null && notifications.length > 0) {
                     if (lingerMillis > 0) {
                         Thread.sleep(lingerMillis);
@@ -124,7 +131,9 @@ final class Wakeups implements AutoCloseable {
                     return true;
                 }
             } catch (SQLException e) {
-                log.warn("lost the LISTEN connection ({}); polling, trying again in {} s", e.getClass().getSimpleName(),
+                log.warn(
+                        "lost the LISTEN connection ({}); polling, trying again in {} s",
+                        e.getClass().getSimpleName(),
                         relistenAfter.toSeconds());
                 closeQuietly(c);
                 connection = null;
@@ -157,7 +166,9 @@ final class Wakeups implements AutoCloseable {
             try {
                 c.close();
             } catch (SQLException e) {
-                log.debug("closing the LISTEN connection failed ({})", e.getClass().getSimpleName());
+                log.debug(
+                        "closing the LISTEN connection failed ({})",
+                        e.getClass().getSimpleName());
             }
         }
     }

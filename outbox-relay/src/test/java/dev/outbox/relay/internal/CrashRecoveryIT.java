@@ -40,6 +40,7 @@ class CrashRecoveryIT {
 
     @RegisterExtension
     static final RelayFixture fixture = new RelayFixture();
+
     static final PostgresSchemaExtension db = fixture.db;
     static final RabbitExtension rabbit = fixture.rabbit;
 
@@ -65,14 +66,18 @@ class CrashRecoveryIT {
     void setUp() throws Exception {
         tables = fixture.tables();
         routes = Routes.builder()
-                .route("order.cancelled", Route.job("refund", payments, RetrySchedule.seconds(5), Duration.ofSeconds(120)))
-                .route("invoice.sent", Route.publish("invoices", exchange, "invoice.sent", RetrySchedule.seconds(5), Duration.ofSeconds(60)))
+                .route(
+                        "order.cancelled",
+                        Route.job("refund", payments, RetrySchedule.seconds(5), Duration.ofSeconds(120)))
+                .route(
+                        "invoice.sent",
+                        Route.publish(
+                                "invoices", exchange, "invoice.sent", RetrySchedule.seconds(5), Duration.ofSeconds(60)))
                 .build();
     }
 
     private OutboxRelay relay() {
-        return fixture.relay(clock)
-                .routes(routes).build();
+        return fixture.relay(clock).routes(routes).build();
     }
 
     /** What a relay commits before it publishes: routed and claimed. */
@@ -99,9 +104,12 @@ class CrashRecoveryIT {
 
         OutboxDeliveriesRecord d = tables.delivery(event);
         assertThat(d.getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
-        assertThat(d.getAttempts()).as("the attempt that never reached a worker is not counted").isEqualTo(1);
+        assertThat(d.getAttempts())
+                .as("the attempt that never reached a worker is not counted")
+                .isEqualTo(1);
         assertThat(d.getUnstartedTimeouts()).isEqualTo(1);
-        DeliveryMessage message = DeliveryMessage.fromJson(fixture.broker().take(payments, 1).get(0).getBody());
+        DeliveryMessage message = DeliveryMessage.fromJson(
+                fixture.broker().take(payments, 1).get(0).getBody());
         assertThat(message.eventId()).isEqualTo(event);
         assertThat(message.attempt()).isEqualTo(1);
         assertThat(message.dispatchId()).isEqualTo(d.getDispatchId());
@@ -115,8 +123,14 @@ class CrashRecoveryIT {
         Claimed claimed = routeAndClaim().get(0);
         try (Channel ch = fixture.broker().newChannel()) { // the relay publishes, the broker confirms ...
             ch.confirmSelect();
-            ch.basicPublish(exchange, "invoice.sent", true,
-                    new AMQP.BasicProperties.Builder().deliveryMode(2).messageId(event.toString()).build(),
+            ch.basicPublish(
+                    exchange,
+                    "invoice.sent",
+                    true,
+                    new AMQP.BasicProperties.Builder()
+                            .deliveryMode(2)
+                            .messageId(event.toString())
+                            .build(),
                     claimed.payload().getBytes(StandardCharsets.UTF_8));
             ch.waitForConfirmsOrDie(5_000);
         } // ... and the relay dies before it marks the delivery completed
@@ -133,6 +147,8 @@ class CrashRecoveryIT {
         assertThat(d.getAttempts()).isEqualTo(2);
         List<GetResponse> messages = fixture.broker().take(subscriber, 2);
         // at least once: the subscriber sees it twice, with the same message id to deduplicate on
-        assertThat(messages).extracting(m -> m.getProps().getMessageId()).containsExactly(event.toString(), event.toString());
+        assertThat(messages)
+                .extracting(m -> m.getProps().getMessageId())
+                .containsExactly(event.toString(), event.toString());
     }
 }

@@ -27,7 +27,8 @@ class DatabaseErrorsTest {
     void anOutageOrARestartIsTransient(String sqlState) {
         RelayException e = DatabaseErrors.classify(failed(sqlState));
 
-        assertThat(e).isInstanceOf(DatabaseUnavailableException.class)
+        assertThat(e)
+                .isInstanceOf(DatabaseUnavailableException.class)
                 .hasMessage("database unavailable (SQLException, SQLState " + sqlState + ")");
     }
 
@@ -36,22 +37,29 @@ class DatabaseErrorsTest {
     void aMissingTableALoginOrAnyOtherAnswerOfTheServerIsFatal(String sqlState) {
         RelayException e = DatabaseErrors.classify(failed(sqlState));
 
-        assertThat(e).isNotInstanceOf(DatabaseUnavailableException.class)
+        assertThat(e)
+                .isNotInstanceOf(DatabaseUnavailableException.class)
                 .hasMessageStartingWith("database error (SQLException, SQLState " + sqlState + ")")
                 .hasMessageNotContaining("the server's own words");
     }
 
     @Test
     void aLostConnectionWithoutSqlStateIsTransient() {
-        assertThat(DatabaseOutages.isTransient(new DataAccessException("x", new SQLException("x", null, new EOFException())))).isTrue();
-        assertThat(DatabaseOutages.isTransient(new DataAccessException("x", new ConnectException()))).isTrue();
-        assertThat(DatabaseOutages.isTransient(new DataAccessException("x", new SQLTransientConnectionException("pool timed out")))).isTrue();
+        assertThat(DatabaseOutages.isTransient(
+                        new DataAccessException("x", new SQLException("x", null, new EOFException()))))
+                .isTrue();
+        assertThat(DatabaseOutages.isTransient(new DataAccessException("x", new ConnectException())))
+                .isTrue();
+        assertThat(DatabaseOutages.isTransient(
+                        new DataAccessException("x", new SQLTransientConnectionException("pool timed out"))))
+                .isTrue();
     }
 
     @Test
     void aPoolTimeoutCausedByARefusedLoginIsFatal() {
         SQLException login = new SQLException("password authentication failed", "28P01");
-        DataAccessException e = new DataAccessException("x", new SQLTransientConnectionException("pool timed out", "28P01", login));
+        DataAccessException e =
+                new DataAccessException("x", new SQLTransientConnectionException("pool timed out", "28P01", login));
 
         assertThat(DatabaseOutages.isTransient(e)).isFalse();
         assertThat(DatabaseErrors.classify(e)).hasMessageContaining("refused the login");

@@ -36,7 +36,9 @@ class IndexScansIT {
     static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
 
     static final Routes ROUTES = Routes.builder()
-            .route("order.placed", Route.job("send-confirmation", "emails", RetrySchedule.seconds(5), Duration.ofSeconds(300)))
+            .route(
+                    "order.placed",
+                    Route.job("send-confirmation", "emails", RetrySchedule.seconds(5), Duration.ofSeconds(300)))
             .build();
 
     final MutableClock clock = MutableClock.startingNow();
@@ -65,16 +67,18 @@ class IndexScansIT {
     }
 
     private static String settings(DSLContext ctx) {
-        return ctx.fetchOne("show enable_bitmapscan").get(0, String.class) + " " + ctx.fetchOne("show enable_seqscan").get(0, String.class);
+        return ctx.fetchOne("show enable_bitmapscan").get(0, String.class) + " "
+                + ctx.fetchOne("show enable_seqscan").get(0, String.class);
     }
 
     @Test
     void routeClaimAndTimeOutTurnBitmapAndSequentialScansOffForTheirTransactionOnly() throws Exception {
         tables.record(new OrderPlaced(1, BigDecimal.ONE));
-        assertThat(bitmapScansAfter(tx -> { })).containsExactly("on on", "on on");
+        assertThat(bitmapScansAfter(tx -> {})).containsExactly("on on", "on on");
         assertThat(bitmapScansAfter(tx -> transitions.route(tx, 500, null))).containsExactly("off off", "on on");
         assertThat(bitmapScansAfter(tx -> transitions.claim(tx, 500))).containsExactly("off off", "on on");
-        assertThat(bitmapScansAfter(tx -> transitions.claim(tx, 500, List.of("send-confirmation")))).containsExactly("off off", "on on");
+        assertThat(bitmapScansAfter(tx -> transitions.claim(tx, 500, List.of("send-confirmation"))))
+                .containsExactly("off off", "on on");
         assertThat(bitmapScansAfter(tx -> transitions.timeOut(tx, 500))).containsExactly("off off", "on on");
     }
 
@@ -96,16 +100,24 @@ class IndexScansIT {
     @Test
     void theSettingsTravelWithTheFirstStatementOfEachTransitionNotInARoundTripOfTheirOwn() throws Exception {
         tables.record(new OrderPlaced(1, BigDecimal.ONE));
-        assertThat(statementsOf(tx -> transitions.route(tx, 500, null))).as("T1: the candidates, then the routing").isEqualTo(2);
-        assertThat(statementsOf(tx -> transitions.route(tx, 500, null))).as("T1 with nothing to route").isEqualTo(1);
+        assertThat(statementsOf(tx -> transitions.route(tx, 500, null)))
+                .as("T1: the candidates, then the routing")
+                .isEqualTo(2);
+        assertThat(statementsOf(tx -> transitions.route(tx, 500, null)))
+                .as("T1 with nothing to route")
+                .isEqualTo(1);
         assertThat(statementsOf(tx -> transitions.claim(tx, 500))).as("T2").isEqualTo(1);
-        assertThat(statementsOf(tx -> transitions.claim(tx, 500, List.of("send-confirmation")))).as("T2 of job types").isEqualTo(1);
+        assertThat(statementsOf(tx -> transitions.claim(tx, 500, List.of("send-confirmation"))))
+                .as("T2 of job types")
+                .isEqualTo(1);
         assertThat(statementsOf(tx -> transitions.timeOut(tx, 500))).as("T4").isEqualTo(1);
     }
 
     @Test
-    void afterManyRoutedEventsTheCandidateReadIsAPlainIndexScanWhereThePlannerWouldChooseAnotherScan() throws Exception {
-        // the statistics see 300 of 2,000 events unrouted (the planner then prefers a bitmap or sequential scan and a sort);
+    void afterManyRoutedEventsTheCandidateReadIsAPlainIndexScanWhereThePlannerWouldChooseAnotherScan()
+            throws Exception {
+        // the statistics see 300 of 2,000 events unrouted (the planner then prefers a bitmap or sequential scan and a
+        // sort);
         // then all are routed, leaving dead entries in the unrouted index, and two new ones come
         List<Object> events = new ArrayList<>();
         for (int i = 0; i < 2_000; i++) {
@@ -115,13 +127,17 @@ class IndexScansIT {
         for (int i = 0; i < 17; i++) {
             tables.dsl().transaction(tx -> transitions.route(tx.dsl(), 100, null));
         }
-        tables.dsl().execute("analyze " + db.tables().schema() + "." + db.tables().events());
-        while (tables.dsl().transactionResult(tx -> transitions.route(tx.dsl(), 500, null)).events() > 0) {
+        tables.dsl()
+                .execute("analyze " + db.tables().schema() + "." + db.tables().events());
+        while (tables.dsl()
+                        .transactionResult(tx -> transitions.route(tx.dsl(), 500, null))
+                        .events()
+                > 0) {
             // route the rest
         }
         tables.recordAll(List.of(new OrderPlaced(1, BigDecimal.TEN), new OrderPlaced(2, BigDecimal.TEN)));
-        String candidates = "explain select id, event_type from " + db.tables().schema() + "." + db.tables().events()
-                + " where routed_at is null order by id limit 500";
+        String candidates = "explain select id, event_type from " + db.tables().schema() + "."
+                + db.tables().events() + " where routed_at is null order by id limit 500";
 
         String planned = String.join("\n", tables.dsl().fetch(candidates).getValues(0, String.class));
         assertThat(planned).as("without the settings, the planner's choice").doesNotContain("Index Scan using");
@@ -131,7 +147,10 @@ class IndexScansIT {
             transitions.route(tx.dsl(), 500, null);
             inRoute.addAll(tx.dsl().fetch(candidates).getValues(0, String.class));
         });
-        assertThat(String.join("\n", inRoute)).doesNotContain("Bitmap").doesNotContain("Seq Scan").contains("Index Scan using")
+        assertThat(String.join("\n", inRoute))
+                .doesNotContain("Bitmap")
+                .doesNotContain("Seq Scan")
+                .contains("Index Scan using")
                 .contains("unrouted_idx");
     }
 }

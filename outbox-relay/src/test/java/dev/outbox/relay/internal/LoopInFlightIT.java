@@ -53,11 +53,34 @@ class LoopInFlightIT {
 
     private RelayEngine engine(MutableClock clock, DataSource dataSource, int batchSize) {
         Routes routes = Routes.builder()
-                .route("order.placed", Route.publish("order-events", exchange, "order.placed", RetrySchedule.seconds(5), Duration.ofSeconds(60)))
+                .route(
+                        "order.placed",
+                        Route.publish(
+                                "order-events",
+                                exchange,
+                                "order.placed",
+                                RetrySchedule.seconds(5),
+                                Duration.ofSeconds(60)))
                 .build();
-        return new RelayEngine(new RelaySettings(dataSource, fixture.rabbit.connectionFactory(), routes, fixture.db.tables(),
-                clock, batchSize, batchSize, 500, 2_000, 0, Duration.ofSeconds(30), QueueType.CLASSIC, Outbox.DEFAULT_NOTIFY_CHANNEL, true,
-                Duration.ofSeconds(1), null, Duration.ZERO, RelayMeters.NONE));
+        return new RelayEngine(new RelaySettings(
+                dataSource,
+                fixture.rabbit.connectionFactory(),
+                routes,
+                fixture.db.tables(),
+                clock,
+                batchSize,
+                batchSize,
+                500,
+                2_000,
+                0,
+                Duration.ofSeconds(30),
+                QueueType.CLASSIC,
+                Outbox.DEFAULT_NOTIFY_CHANNEL,
+                true,
+                Duration.ofSeconds(1),
+                null,
+                Duration.ZERO,
+                RelayMeters.NONE));
     }
 
     @Test
@@ -100,7 +123,8 @@ class LoopInFlightIT {
     private static DataSource refusingRoutingConnection(int failing) {
         AtomicInteger asked = new AtomicInteger();
         return Intercept.of(DataSource.class, fixture.db.dataSource(), call -> {
-            if (call.name().equals("getConnection") && Thread.currentThread().getName().equals("outbox-relay-route")
+            if (call.name().equals("getConnection")
+                    && Thread.currentThread().getName().equals("outbox-relay-route")
                     && asked.incrementAndGet() == failing) {
                 throw new SQLException("test: the database went away", "08006");
             }
@@ -112,7 +136,8 @@ class LoopInFlightIT {
     void aPassThatFailsAfterPublishingABatchLeavesItToTheNextPassToSettle() {
         Tables tables = fixture.tables();
         List<UUID> events = tables.record(new OrderPlaced(4, BigDecimal.ONE), new OrderPlaced(5, BigDecimal.TEN));
-        // batches of one: route the first (the routing thread's connection 1), claim and publish it; routing the second (2) fails
+        // batches of one: route the first (the routing thread's connection 1), claim and publish it; routing the second
+        // (2) fails
         try (RelayEngine engine = engine(MutableClock.startingNow(), refusingRoutingConnection(2), 1)) {
             assertThatThrownBy(engine::pass).isInstanceOf(DatabaseUnavailableException.class);
             assertThat(tables.delivery(events.get(0)).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);

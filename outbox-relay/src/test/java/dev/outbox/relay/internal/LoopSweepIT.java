@@ -48,7 +48,9 @@ class LoopSweepIT {
             }
             return Intercept.of(Connection.class, (Connection) result, c -> {
                 // T4's statement (it returns failure_reason); T4u's runs beside it in every sweep
-                if (c.name().equals("prepareStatement") && c.arg(0) instanceof String sql && sql.contains("\"overdue\"")
+                if (c.name().equals("prepareStatement")
+                        && c.arg(0) instanceof String sql
+                        && sql.contains("\"overdue\"")
                         && sql.contains("failure_reason")) {
                     sweeps.incrementAndGet();
                 }
@@ -59,11 +61,29 @@ class LoopSweepIT {
 
     private static RelayEngine engine(MutableClock clock, DataSource dataSource) {
         Routes routes = Routes.builder()
-                .route("order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(5), Duration.ofSeconds(60)))
+                .route(
+                        "order.placed",
+                        Route.job("send-confirmation", emails, RetrySchedule.seconds(5), Duration.ofSeconds(60)))
                 .build();
-        return new RelayEngine(new RelaySettings(dataSource, fixture.rabbit.connectionFactory(), routes, fixture.db.tables(),
-                clock, 500, 500, 500, 2_000, 0, Duration.ofSeconds(30), QueueType.CLASSIC, Outbox.DEFAULT_NOTIFY_CHANNEL, true,
-                Duration.ofSeconds(1), null, Duration.ZERO, RelayMeters.NONE));
+        return new RelayEngine(new RelaySettings(
+                dataSource,
+                fixture.rabbit.connectionFactory(),
+                routes,
+                fixture.db.tables(),
+                clock,
+                500,
+                500,
+                500,
+                2_000,
+                0,
+                Duration.ofSeconds(30),
+                QueueType.CLASSIC,
+                Outbox.DEFAULT_NOTIFY_CHANNEL,
+                true,
+                Duration.ofSeconds(1),
+                null,
+                Duration.ZERO,
+                RelayMeters.NONE));
     }
 
     @Test
@@ -84,11 +104,15 @@ class LoopSweepIT {
                     assertThat(tables.delivery(overdue).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
                     clock.advance(Duration.ofSeconds(61));
                     started[0] = System.nanoTime();
-                } else if (n > 1 && timedOutAfter[0] < 0 && tables.delivery(overdue).getUnstartedTimeouts() == 1) {
+                } else if (n > 1
+                        && timedOutAfter[0] < 0
+                        && tables.delivery(overdue).getUnstartedTimeouts() == 1) {
                     // no worker took it: T4u sent it back (and the busy loop may have sent it again already)
                     timedOutAfter[0] = System.nanoTime() - started[0];
                 }
-                if (n > 1 && System.nanoTime() - started[0] > Duration.ofMillis(2_500).toNanos()) {
+                if (n > 1
+                        && System.nanoTime() - started[0]
+                                > Duration.ofMillis(2_500).toNanos()) {
                     return true;
                 }
                 tables.record(new OrderPlaced(100 + n, BigDecimal.TEN));
@@ -98,9 +122,12 @@ class LoopSweepIT {
         long elapsed = System.nanoTime() - started[0];
         assertThat(passes.get()).as("passes of the busy loop").isGreaterThan(20);
         // the first pass sweeps, then at most one sweep per second of the loop
-        assertThat(sweeps.get()).as("sweeps in %d passes over %d ms", passes.get(), elapsed / 1_000_000)
+        assertThat(sweeps.get())
+                .as("sweeps in %d passes over %d ms", passes.get(), elapsed / 1_000_000)
                 .isLessThanOrEqualTo(2 + (int) (elapsed / 1_000_000_000L));
-        assertThat(timedOutAfter[0]).as("the overdue dispatch timed out while the loop stayed busy").isNotNegative()
+        assertThat(timedOutAfter[0])
+                .as("the overdue dispatch timed out while the loop stayed busy")
+                .isNotNegative()
                 .isLessThan(Duration.ofMillis(2_000).toNanos());
     }
 

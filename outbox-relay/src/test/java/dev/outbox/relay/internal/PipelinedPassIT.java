@@ -97,17 +97,37 @@ class PipelinedPassIT {
     /** An engine with batches of one event and one delivery, on {@code dataSource}. */
     private static RelayEngine engine(DataSource dataSource) {
         Routes routes = Routes.builder()
-                .route("order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(5), Duration.ofSeconds(60)))
+                .route(
+                        "order.placed",
+                        Route.job("send-confirmation", emails, RetrySchedule.seconds(5), Duration.ofSeconds(60)))
                 .build();
-        return new RelayEngine(new RelaySettings(dataSource, fixture.rabbit.connectionFactory(), routes, fixture.db.tables(),
-                MutableClock.startingNow(), 1, 1, 500, 2_000, 0, Duration.ofSeconds(30), QueueType.CLASSIC, Outbox.DEFAULT_NOTIFY_CHANNEL,
-                true, Duration.ofSeconds(1), null, Duration.ZERO, RelayMeters.NONE));
+        return new RelayEngine(new RelaySettings(
+                dataSource,
+                fixture.rabbit.connectionFactory(),
+                routes,
+                fixture.db.tables(),
+                MutableClock.startingNow(),
+                1,
+                1,
+                500,
+                2_000,
+                0,
+                Duration.ofSeconds(30),
+                QueueType.CLASSIC,
+                Outbox.DEFAULT_NOTIFY_CHANNEL,
+                true,
+                Duration.ofSeconds(1),
+                null,
+                Duration.ZERO,
+                RelayMeters.NONE));
     }
 
     @Test
     void claimsWhatOneRoutingBatchCreatedWhileTheNextIsRouted() {
         Tables tables = fixture.tables();
-        List<UUID> events = tables.record(new OrderPlaced(1, BigDecimal.ONE), new OrderPlaced(2, BigDecimal.TEN),
+        List<UUID> events = tables.record(
+                new OrderPlaced(1, BigDecimal.ONE),
+                new OrderPlaced(2, BigDecimal.TEN),
                 new OrderPlaced(3, BigDecimal.ONE));
         List<Run> runs = new CopyOnWriteArrayList<>();
         PassResult result;
@@ -120,12 +140,20 @@ class PipelinedPassIT {
         for (UUID event : events) {
             assertThat(tables.delivery(event).getStatus()).isEqualTo(OutboxDeliveryStatus.dispatched);
         }
-        List<Run> routes = runs.stream().filter(r -> r.what().equals("route")).sorted(Comparator.comparingLong(Run::startNanos)).toList();
-        List<Run> claims = runs.stream().filter(r -> r.what().equals("claim")).sorted(Comparator.comparingLong(Run::startNanos)).toList();
+        List<Run> routes = runs.stream()
+                .filter(r -> r.what().equals("route"))
+                .sorted(Comparator.comparingLong(Run::startNanos))
+                .toList();
+        List<Run> claims = runs.stream()
+                .filter(r -> r.what().equals("claim"))
+                .sorted(Comparator.comparingLong(Run::startNanos))
+                .toList();
         assertThat(routes).hasSize(3);
-        // the second and third batches began to be routed, on another thread, before the claim of the batch before each had ended
+        // the second and third batches began to be routed, on another thread, before the claim of the batch before each
+        // had ended
         for (int i = 0; i < 2; i++) {
-            assertThat(routes.get(i + 1).startNanos()).as("batch %d routed while batch %d is claimed, in %s", i + 2, i + 1, runs)
+            assertThat(routes.get(i + 1).startNanos())
+                    .as("batch %d routed while batch %d is claimed, in %s", i + 2, i + 1, runs)
                     .isLessThan(claims.get(i).endNanos());
             assertThat(routes.get(i + 1).thread()).isNotEqualTo(claims.get(i).thread());
         }
@@ -146,10 +174,13 @@ class PipelinedPassIT {
     @Test
     void routesAndDispatchesEverythingWithAPoolOfOneConnection() {
         Tables tables = fixture.tables();
-        List<UUID> events = tables.record(new OrderPlaced(6, BigDecimal.ONE), new OrderPlaced(7, BigDecimal.TEN),
+        List<UUID> events = tables.record(
+                new OrderPlaced(6, BigDecimal.ONE),
+                new OrderPlaced(7, BigDecimal.TEN),
                 new OrderPlaced(8, BigDecimal.ONE));
         PassResult result;
-        try (HikariDataSource pool = poolOfOne(); RelayEngine engine = engine(pool)) {
+        try (HikariDataSource pool = poolOfOne();
+                RelayEngine engine = engine(pool)) {
             result = engine.pass(); // the routing batches and the claims take turns with the one connection
         }
 
@@ -172,7 +203,9 @@ class PipelinedPassIT {
 
             // the claim of the first batch failed while the second was being routed: the pass waited for it
             for (UUID event : events) {
-                assertThat(tables.event(event).getRoutedAt()).as("event %s routed", event).isNotNull();
+                assertThat(tables.event(event).getRoutedAt())
+                        .as("event %s routed", event)
+                        .isNotNull();
                 assertThat(tables.delivery(event).getStatus()).isEqualTo(OutboxDeliveryStatus.pending);
             }
         }

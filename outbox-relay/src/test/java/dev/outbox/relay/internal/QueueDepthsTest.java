@@ -76,7 +76,9 @@ class QueueDepthsTest {
 
         nanos.addAndGet(QueueDepths.RECHECK_NANOS);
         d.refresh(reader);
-        assertThat(reads).as("only the full queue is read again after the recheck interval").containsExactly("sms");
+        assertThat(reads)
+                .as("only the full queue is read again after the recheck interval")
+                .containsExactly("sms");
 
         reads.clear();
         nanos.addAndGet(QueueDepths.REFRESH_NANOS);
@@ -127,7 +129,9 @@ class QueueDepthsTest {
         nanos.addAndGet(QueueDepths.REFRESH_NANOS);
         broker.put("emails", 0L); // the broker has not counted them
         d.refresh(reader);
-        assertThat(d.depth("emails")).as("the reading plus the unconfirmed publishes").isEqualTo(15);
+        assertThat(d.depth("emails"))
+                .as("the reading plus the unconfirmed publishes")
+                .isEqualTo(15);
 
         d.settled(inFlight);
         nanos.addAndGet(QueueDepths.REFRESH_NANOS);
@@ -139,14 +143,42 @@ class QueueDepthsTest {
     private static List<Claimed> claimed(String queue, int n) {
         List<Claimed> result = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            result.add(new Claimed(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), RouteKind.JOB, "send", queue, null, null, 1, 0, 30,
-                    "order.placed", null, null, null));
+            result.add(new Claimed(
+                    UUID.randomUUID(),
+                    UUID.randomUUID(),
+                    UUID.randomUUID(),
+                    RouteKind.JOB,
+                    "send",
+                    queue,
+                    null,
+                    null,
+                    1,
+                    0,
+                    30,
+                    "order.placed",
+                    null,
+                    null,
+                    null));
         }
         return result;
     }
 
     private static Claimed publish(String exchange) {
-        return new Claimed(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), RouteKind.PUBLISH, "publish", exchange, exchange, "key", 1,
-                0, 30, "order.placed", null, null, "{}");
+        return new Claimed(
+                UUID.randomUUID(),
+                UUID.randomUUID(),
+                UUID.randomUUID(),
+                RouteKind.PUBLISH,
+                "publish",
+                exchange,
+                exchange,
+                "key",
+                1,
+                0,
+                30,
+                "order.placed",
+                null,
+                null,
+                "{}");
     }
 }

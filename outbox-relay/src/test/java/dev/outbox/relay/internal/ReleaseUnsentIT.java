@@ -26,8 +26,13 @@ class ReleaseUnsentIT {
     static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
 
     final MutableClock clock = MutableClock.startingNow();
-    final RelayTransitions transitions = new RelayTransitions(db.tables(),
-            Routes.builder().route("order.cancelled", Route.job("refund", "refunds", List.of(), Duration.ofSeconds(120))).build().toRouteTable(), clock);
+    final RelayTransitions transitions = new RelayTransitions(
+            db.tables(),
+            Routes.builder()
+                    .route("order.cancelled", Route.job("refund", "refunds", List.of(), Duration.ofSeconds(120)))
+                    .build()
+                    .toRouteTable(),
+            clock);
     Tables tables;
 
     @BeforeEach
@@ -45,7 +50,9 @@ class ReleaseUnsentIT {
     }
 
     private List<UUID> release(UUID deliveryId, UUID dispatchId) {
-        return tables.dsl().transactionResult(tx -> transitions.releaseUnsent(tx.dsl(), new UUID[] {deliveryId}, new UUID[] {dispatchId}));
+        return tables.dsl()
+                .transactionResult(
+                        tx -> transitions.releaseUnsent(tx.dsl(), new UUID[] {deliveryId}, new UUID[] {dispatchId}));
     }
 
     @Test
@@ -80,9 +87,12 @@ class ReleaseUnsentIT {
 
         assertThat(release(d.deliveryId(), d.dispatchId())).isEmpty(); // pending now
 
-        Claimed again = tables.dsl().transactionResult(tx -> transitions.claim(tx.dsl(), 10)).get(0);
-        tables.dsl().transaction(tx -> transitions.publishRefused(tx.dsl(), new UUID[] {again.deliveryId()},
-                new UUID[] {again.dispatchId()}));
+        Claimed again = tables.dsl()
+                .transactionResult(tx -> transitions.claim(tx.dsl(), 10))
+                .get(0);
+        tables.dsl()
+                .transaction(tx -> transitions.publishRefused(
+                        tx.dsl(), new UUID[] {again.deliveryId()}, new UUID[] {again.dispatchId()}));
         assertThat(tables.delivery(d.eventId()).getStatus()).isEqualTo(OutboxDeliveryStatus.failed);
 
         assertThat(release(again.deliveryId(), again.dispatchId())).isEmpty();

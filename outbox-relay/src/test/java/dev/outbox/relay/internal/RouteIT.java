@@ -33,9 +33,15 @@ class RouteIT {
     static final PostgresSchemaExtension db = PostgresSchemaExtension.migrated();
 
     static final Routes ROUTES = Routes.builder()
-            .route("order.placed",
+            .route(
+                    "order.placed",
                     Route.job("send-confirmation", "emails", RetrySchedule.seconds(5, 30), Duration.ofSeconds(300)),
-                    Route.publish("order-events", "orders", "order.placed", RetrySchedule.seconds(10), Duration.ofSeconds(60)))
+                    Route.publish(
+                            "order-events",
+                            "orders",
+                            "order.placed",
+                            RetrySchedule.seconds(10),
+                            Duration.ofSeconds(60)))
             .route("order.cancelled", Route.job("refund", "payments", List.of(), Duration.ofSeconds(120)))
             .build();
 
@@ -88,7 +94,8 @@ class RouteIT {
 
     @Test
     void leavesAnEventWithoutRouteUnroutedWithNoDeliveryAndRoutesTheRestOfTheBatch() {
-        List<UUID> ids = tables.record(new InvoiceSent(7), new OrderCancelled(1), new InvoiceSent(8), new OrderCancelled(2));
+        List<UUID> ids =
+                tables.record(new InvoiceSent(7), new OrderCancelled(1), new InvoiceSent(8), new OrderCancelled(2));
 
         RelayTransitions.Routed routed = route(ROUTES, 500);
 
@@ -110,7 +117,8 @@ class RouteIT {
         RelayTransitions transitions = new RelayTransitions(db.tables(), ROUTES.toRouteTable(), clock);
 
         RelayTransitions.Routed first = tables.dsl().transactionResult(tx -> transitions.route(tx.dsl(), 2, null));
-        RelayTransitions.Routed second = tables.dsl().transactionResult(tx -> transitions.route(tx.dsl(), 2, first.lastSeen()));
+        RelayTransitions.Routed second =
+                tables.dsl().transactionResult(tx -> transitions.route(tx.dsl(), 2, first.lastSeen()));
 
         assertThat(first.events()).isZero();
         assertThat(first.seen()).isEqualTo(2);
@@ -124,16 +132,25 @@ class RouteIT {
         route(ROUTES, 500);
         UUID waiting = tables.record(new InvoiceSent(5)).get(0);
         Routes more = Routes.builder()
-                .route("order.cancelled", Route.job("refund", "payments", List.of(), Duration.ofSeconds(120)), Route.job("notify", "emails", List.of(), Duration.ofSeconds(60)))
-                .route("invoice.sent", Route.job("archive", "archive", RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                .route(
+                        "order.cancelled",
+                        Route.job("refund", "payments", List.of(), Duration.ofSeconds(120)),
+                        Route.job("notify", "emails", List.of(), Duration.ofSeconds(60)))
+                .route(
+                        "invoice.sent",
+                        Route.job("archive", "archive", RetrySchedule.seconds(1), Duration.ofSeconds(60)))
                 .build();
 
         RelayTransitions.Routed routed = route(more, 500);
 
         assertThat(routed.events()).isEqualTo(1);
         assertThat(routed.deliveries()).isEqualTo(1);
-        assertThat(tables.deliveriesOf(routedBefore)).extracting(OutboxDeliveriesRecord::getJobType).containsExactly("refund");
-        assertThat(tables.deliveriesOf(waiting)).extracting(OutboxDeliveriesRecord::getJobType).containsExactly("archive");
+        assertThat(tables.deliveriesOf(routedBefore))
+                .extracting(OutboxDeliveriesRecord::getJobType)
+                .containsExactly("refund");
+        assertThat(tables.deliveriesOf(waiting))
+                .extracting(OutboxDeliveriesRecord::getJobType)
+                .containsExactly("archive");
     }
 
     @Test
@@ -155,7 +172,9 @@ class RouteIT {
 
         assertThat(routed.events()).isEqualTo(1);
         assertThat(routed.deliveries()).isZero();
-        assertThat(tables.deliveriesOf(event)).extracting(OutboxDeliveriesRecord::getId).containsExactly(existing);
+        assertThat(tables.deliveriesOf(event))
+                .extracting(OutboxDeliveriesRecord::getId)
+                .containsExactly(existing);
         assertThat(tables.event(event).getRoutedAt()).isNotNull();
     }
 

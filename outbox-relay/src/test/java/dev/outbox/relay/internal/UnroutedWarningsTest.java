@@ -16,9 +16,12 @@ class UnroutedWarningsTest {
 
         assertThat(warnings.due("invoice.sent", T0)).isTrue();
         assertThat(warnings.due("invoice.sent", T0.plusSeconds(1))).isFalse();
-        assertThat(warnings.due("invoice.sent", T0.plus(Duration.ofMinutes(10)).minusMillis(1))).isFalse();
-        assertThat(warnings.due("invoice.sent", T0.plus(Duration.ofMinutes(10)))).isTrue();
-        assertThat(warnings.due("invoice.sent", T0.plus(Duration.ofMinutes(15)))).isFalse();
+        assertThat(warnings.due("invoice.sent", T0.plus(Duration.ofMinutes(10)).minusMillis(1)))
+                .isFalse();
+        assertThat(warnings.due("invoice.sent", T0.plus(Duration.ofMinutes(10))))
+                .isTrue();
+        assertThat(warnings.due("invoice.sent", T0.plus(Duration.ofMinutes(15))))
+                .isFalse();
     }
 
     @Test

@@ -18,20 +18,25 @@ class WakeupsIT {
     static final PostgresSchemaExtension db = PostgresSchemaExtension.empty();
 
     /** A channel of this test alone: channels are database-wide. */
-    final String channel = "outbox_wakeups_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    final String channel =
+            "outbox_wakeups_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
 
     private Wakeups wakeups(Duration linger) {
-        return new Wakeups(() -> {
-            try {
-                return db.server().connect();
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        }, channel, linger);
+        return new Wakeups(
+                () -> {
+                    try {
+                        return db.server().connect();
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                channel,
+                linger);
     }
 
     private void notifyTimes(int times) throws SQLException {
-        try (Connection c = db.server().connect(); Statement s = c.createStatement()) {
+        try (Connection c = db.server().connect();
+                Statement s = c.createStatement()) {
             for (int i = 0; i < times; i++) {
                 s.execute("NOTIFY " + channel + ", '" + i + "'"); // one commit each (auto-commit)
             }

@@ -48,14 +48,23 @@ public final class OutboxRenderMapping {
                 }
             }
         }
-        mapping.getSchemata().add(new MappedSchema()
-                .withInput(GENERATED_SCHEMA)
-                .withOutput(tables.schema())
-                .withTables(
-                        new MappedTable().withInput(OutboxTables.DEFAULT_EVENTS).withOutput(tables.events()),
-                        new MappedTable().withInput(OutboxTables.DEFAULT_EVENTS + OutboxTables.KEYS_SUFFIX).withOutput(tables.keys()),
-                        new MappedTable().withInput(OutboxTables.DEFAULT_DELIVERIES).withOutput(tables.deliveries()),
-                        new MappedTable().withInput(OutboxTables.DEFAULT_INBOX).withOutput(tables.inbox())));
+        mapping.getSchemata()
+                .add(new MappedSchema()
+                        .withInput(GENERATED_SCHEMA)
+                        .withOutput(tables.schema())
+                        .withTables(
+                                new MappedTable()
+                                        .withInput(OutboxTables.DEFAULT_EVENTS)
+                                        .withOutput(tables.events()),
+                                new MappedTable()
+                                        .withInput(OutboxTables.DEFAULT_EVENTS + OutboxTables.KEYS_SUFFIX)
+                                        .withOutput(tables.keys()),
+                                new MappedTable()
+                                        .withInput(OutboxTables.DEFAULT_DELIVERIES)
+                                        .withOutput(tables.deliveries()),
+                                new MappedTable()
+                                        .withInput(OutboxTables.DEFAULT_INBOX)
+                                        .withOutput(tables.inbox())));
         return copy.withRenderMapping(mapping).withRenderSchema(true);
     }
 }

@@ -95,22 +95,32 @@ final class CompletionWriter implements AutoCloseable {
     @SuppressWarnings("try") // the MDC entries are held for the log call and removed by close(), never read
     private void write(List<Completed> group) {
         Set<UUID> completed;
-        List<WorkerTransitions.Dispatch> dispatches = group.stream().map(Completed::dispatch).toList();
+        List<WorkerTransitions.Dispatch> dispatches =
+                group.stream().map(Completed::dispatch).toList();
         try {
-            completed = DatabaseRetry.until(log, "write the completion of " + group.size() + " deliveries", "their messages stay unacknowledged",
-                    () -> closing, () -> transitions.complete(dsl, dispatches));
+            completed = DatabaseRetry.until(
+                    log,
+                    "write the completion of " + group.size() + " deliveries",
+                    "their messages stay unacknowledged",
+                    () -> closing,
+                    () -> transitions.complete(dsl, dispatches));
         } catch (DatabaseRetry.Stopped e) {
             // never acknowledge what the database did not record: the broker gives the messages to another worker
-            log.warn("stopping while the database is unavailable: the completion of {} deliveries is not written; their messages are"
-                    + " left unacknowledged for another worker", group.size());
+            log.warn(
+                    "stopping while the database is unavailable: the completion of {} deliveries is not written; their messages are"
+                            + " left unacknowledged for another worker",
+                    group.size());
             for (Completed c : group) {
                 c.written().run();
             }
             return;
         } catch (RuntimeException e) {
             // a fatal database error: drop the messages; the deliveries time out and are retried
-            log.error("could not write the completion of {} deliveries ({}); their messages are rejected and the deliveries"
-                    + " will be retried after their timeout", group.size(), DatabaseOutages.describe(e));
+            log.error(
+                    "could not write the completion of {} deliveries ({}); their messages are rejected and the deliveries"
+                            + " will be retried after their timeout",
+                    group.size(),
+                    DatabaseOutages.describe(e));
             for (Completed c : group) {
                 c.settlement().reject();
                 c.written().run();
@@ -121,11 +131,16 @@ final class CompletionWriter implements AutoCloseable {
         for (Completed c : group) {
             acks.add(c.settlement());
             if (!completed.contains(c.dispatch().deliveryId())) {
-                try (MDC.MDCCloseable ev = MDC.putCloseable(DeliveryLog.MDC_EVENT_ID, c.eventId().toString());
-                        MDC.MDCCloseable de = MDC.putCloseable(DeliveryLog.MDC_DELIVERY_ID, c.dispatch().deliveryId().toString())) {
-                    log.warn("completion of delivery {} dispatch {} found no row: that dispatch is no longer current (a superseded"
-                            + " attempt finished late, or the delivery was settled meanwhile); nothing changed",
-                            c.dispatch().deliveryId(), c.dispatch().dispatchId());
+                try (MDC.MDCCloseable ev = MDC.putCloseable(
+                                DeliveryLog.MDC_EVENT_ID, c.eventId().toString());
+                        MDC.MDCCloseable de = MDC.putCloseable(
+                                DeliveryLog.MDC_DELIVERY_ID,
+                                c.dispatch().deliveryId().toString())) {
+                    log.warn(
+                            "completion of delivery {} dispatch {} found no row: that dispatch is no longer current (a superseded"
+                                    + " attempt finished late, or the delivery was settled meanwhile); nothing changed",
+                            c.dispatch().deliveryId(),
+                            c.dispatch().dispatchId());
                 }
             }
         }

@@ -37,15 +37,30 @@ final class DatabaseRetry {
      * ("read 12 deliveries"); {@code meanwhile} says what waits ("their messages stay unacknowledged").
      */
     static <T> T until(Logger log, String what, String meanwhile, BooleanSupplier stopping, Supplier<T> step) {
-        return until(log, "database", DatabaseOutages::isTransient, DatabaseOutages::describe, what, meanwhile, stopping, step);
+        return until(
+                log,
+                "database",
+                DatabaseOutages::isTransient,
+                DatabaseOutages::describe,
+                what,
+                meanwhile,
+                stopping,
+                step);
     }
 
     /**
      * The same for any dependency: {@code isOutage} tells the failures to ride out, {@code describe}
      * names one in a safe line.
      */
-    static <T> T until(Logger log, String dependency, Predicate<Throwable> isOutage, Function<Throwable, String> describe, String what,
-            String meanwhile, BooleanSupplier stopping, Supplier<T> step) {
+    static <T> T until(
+            Logger log,
+            String dependency,
+            Predicate<Throwable> isOutage,
+            Function<Throwable, String> describe,
+            String what,
+            String meanwhile,
+            BooleanSupplier stopping,
+            Supplier<T> step) {
         Outage outage = new Outage(log, dependency, Duration.ofMillis(CAP_MILLIS));
         while (true) {
             try {
@@ -56,8 +71,8 @@ final class DatabaseRetry {
                 if (!isOutage.test(e)) {
                     throw e;
                 }
-                Duration wait = outage.failed("could not " + what + ": " + dependency + " unavailable (" + describe.apply(e) + "); "
-                        + meanwhile);
+                Duration wait = outage.failed("could not " + what + ": " + dependency + " unavailable ("
+                        + describe.apply(e) + "); " + meanwhile);
                 if (stopping.getAsBoolean() || !sleep(wait.toMillis(), stopping)) {
                     throw new Stopped(e);
                 }

@@ -10,9 +10,22 @@ import org.jspecify.annotations.Nullable;
  * {@code traceparent} and {@code tracestate} are the event's (the row's, never the message's);
  * {@code job} is false for a publish route's delivery, which no worker runs.
  */
-record DeliveryRow(UUID deliveryId, UUID eventId, boolean dispatched, @Nullable UUID dispatchId, String status, boolean job,
-        String jobType, String queue, int attempts, int retries, String eventType, String payload, OffsetDateTime createdAt,
-        @Nullable String traceparent, @Nullable String tracestate) {
+record DeliveryRow(
+        UUID deliveryId,
+        UUID eventId,
+        boolean dispatched,
+        @Nullable UUID dispatchId,
+        String status,
+        boolean job,
+        String jobType,
+        String queue,
+        int attempts,
+        int retries,
+        String eventType,
+        String payload,
+        OffsetDateTime createdAt,
+        @Nullable String traceparent,
+        @Nullable String tracestate) {
 
     boolean isCurrent(UUID dispatch) {
         return dispatched && dispatch.equals(dispatchId);

@@ -38,7 +38,12 @@ public final class DirectRun {
     private final EventSerializer serializer;
     private final Map<String, Registration<?>> handlers;
 
-    public DirectRun(DSLContext dsl, OutboxTables tables, EventSerializer serializer, Clock clock, Map<String, Registration<?>> handlers) {
+    public DirectRun(
+            DSLContext dsl,
+            OutboxTables tables,
+            EventSerializer serializer,
+            Clock clock,
+            Map<String, Registration<?>> handlers) {
         this.dsl = dsl;
         this.queries = new DeliveryQueries(dsl, tables);
         this.transitions = new WorkerTransitions(new DeliveryTransitions(tables, clock));
@@ -56,13 +61,34 @@ public final class DirectRun {
         transitions.start(dsl, List.of(dispatch), false);
         DeliveryRow row = queries.lookup(List.of(deliveryId)).get(deliveryId);
         if (row == null || !row.isCurrent(dispatchId)) {
-            return new JobRun(row == null ? new UUID(0, 0) : row.eventId(), deliveryId, dispatchId, row == null ? "" : row.jobType(),
-                    row == null ? "" : row.eventType(), row == null ? "" : row.queue(), row == null ? 0 : row.attempts(), false, null, null,
-                    Outcome.NOT_CURRENT, null);
+            return new JobRun(
+                    row == null ? new UUID(0, 0) : row.eventId(),
+                    deliveryId,
+                    dispatchId,
+                    row == null ? "" : row.jobType(),
+                    row == null ? "" : row.eventType(),
+                    row == null ? "" : row.queue(),
+                    row == null ? 0 : row.attempts(),
+                    false,
+                    null,
+                    null,
+                    Outcome.NOT_CURRENT,
+                    null);
         }
         if (!row.job()) {
-            return new JobRun(row.eventId(), deliveryId, dispatchId, row.jobType(), row.eventType(), row.queue(), row.attempts(), false, null,
-                    null, Outcome.NOT_CURRENT, null); // a publish route's delivery: the relay settles it, no job runs
+            return new JobRun(
+                    row.eventId(),
+                    deliveryId,
+                    dispatchId,
+                    row.jobType(),
+                    row.eventType(),
+                    row.queue(),
+                    row.attempts(),
+                    false,
+                    null,
+                    null,
+                    Outcome.NOT_CURRENT,
+                    null); // a publish route's delivery: the relay settles it, no job runs
         }
         Registration<?> registration = handlers.get(row.jobType());
         if (registration == null) {
@@ -92,7 +118,12 @@ public final class DirectRun {
                 }
                 DeliveryLog.retryOutcome(log, outcome.get(), "retryable_error");
                 FailureReason reason = outcome.get().failureReason();
-                return result(row, dispatch, event, failure, outcome.get().retried() ? Outcome.RETRY_SCHEDULED : Outcome.FAILED,
+                return result(
+                        row,
+                        dispatch,
+                        event,
+                        failure,
+                        outcome.get().retried() ? Outcome.RETRY_SCHEDULED : Outcome.FAILED,
                         reason == null ? null : reason.code());
             }
             case DIE -> {
@@ -104,18 +135,45 @@ public final class DirectRun {
         }
     }
 
-    private JobRun failed(DeliveryRow row, Dispatch dispatch, @Nullable Object event, @Nullable Throwable thrown, FailureReason reason) {
+    private JobRun failed(
+            DeliveryRow row,
+            Dispatch dispatch,
+            @Nullable Object event,
+            @Nullable Throwable thrown,
+            FailureReason reason) {
         if (!transitions.fail(dsl, dispatch, reason)) {
             return result(row, dispatch, event, thrown, Outcome.NOT_CURRENT, null);
         }
-        log.error("delivery {} of event {} ({}): failed for good on attempt {}, reason {}{}", row.deliveryId(), row.eventId(), row.jobType(),
-                row.attempts(), reason, thrown == null ? "" : " (" + thrown.getClass().getName() + ")");
+        log.error(
+                "delivery {} of event {} ({}): failed for good on attempt {}, reason {}{}",
+                row.deliveryId(),
+                row.eventId(),
+                row.jobType(),
+                row.attempts(),
+                reason,
+                thrown == null ? "" : " (" + thrown.getClass().getName() + ")");
         return result(row, dispatch, event, thrown, Outcome.FAILED, reason.code());
     }
 
-    private static JobRun result(DeliveryRow row, Dispatch dispatch, @Nullable Object event, @Nullable Throwable thrown, Outcome outcome,
+    private static JobRun result(
+            DeliveryRow row,
+            Dispatch dispatch,
+            @Nullable Object event,
+            @Nullable Throwable thrown,
+            Outcome outcome,
             @Nullable String reason) {
-        return new JobRun(row.eventId(), row.deliveryId(), dispatch.dispatchId(), row.jobType(), row.eventType(), row.queue(), row.attempts(),
-                row.lastAttempt(), event, thrown, outcome, reason);
+        return new JobRun(
+                row.eventId(),
+                row.deliveryId(),
+                dispatch.dispatchId(),
+                row.jobType(),
+                row.eventType(),
+                row.queue(),
+                row.attempts(),
+                row.lastAttempt(),
+                event,
+                thrown,
+                outcome,
+                reason);
     }
 }

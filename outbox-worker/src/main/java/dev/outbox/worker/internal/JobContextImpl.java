@@ -77,6 +77,7 @@ final class JobContextImpl implements JobContext {
 
     @Override
     public String toString() {
-        return "JobContext[delivery " + row.deliveryId() + ", dispatch " + dispatchId + ", attempt " + row.attempts() + "]";
+        return "JobContext[delivery " + row.deliveryId() + ", dispatch " + dispatchId + ", attempt " + row.attempts()
+                + "]";
     }
 }

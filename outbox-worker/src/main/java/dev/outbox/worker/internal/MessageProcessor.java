@@ -9,8 +9,8 @@ import dev.outbox.delivery.LogDigest;
 import dev.outbox.delivery.LogText;
 import dev.outbox.delivery.MalformedMessageException;
 import dev.outbox.delivery.RetryOutcome;
-import dev.outbox.delivery.WorkerTransitions.Dispatch;
 import dev.outbox.delivery.WorkerTransitions;
+import dev.outbox.delivery.WorkerTransitions.Dispatch;
 import dev.outbox.worker.JobTracer;
 import dev.outbox.worker.WorkerLoggers;
 import java.util.ArrayList;
@@ -83,8 +83,15 @@ final class MessageProcessor {
     /** Stale drops counted per queue, final failures bounded per interval. */
     private final LogDigest digest = new LogDigest(log);
 
-    MessageProcessor(DSLContext dsl, DeliveryQueries queries, WorkerTransitions transitions, CompletionWriter completions,
-            EventSerializer serializer, Map<String, Registration<?>> handlers, BooleanSupplier stopping, WorkerMeters meters,
+    MessageProcessor(
+            DSLContext dsl,
+            DeliveryQueries queries,
+            WorkerTransitions transitions,
+            CompletionWriter completions,
+            EventSerializer serializer,
+            Map<String, Registration<?>> handlers,
+            BooleanSupplier stopping,
+            WorkerMeters meters,
             JobTracer tracing) {
         this.stopping = stopping;
         this.meters = meters;
@@ -103,7 +110,8 @@ final class MessageProcessor {
      * delivery and dispatch ids could be read), or a copy of a dispatch this worker has in hand (acknowledged
      * and dropped). Never throws.
      */
-    @Nullable Running accept(String queue, byte[] body, Settlement settlement) {
+    @Nullable
+    Running accept(String queue, byte[] body, Settlement settlement) {
         DeliveryMessage message;
         try {
             message = DeliveryMessage.fromJson(body);
@@ -112,7 +120,10 @@ final class MessageProcessor {
             meters.dropped(queue, WorkerMeters.Drop.BAD_MESSAGE);
             return null;
         } catch (RuntimeException e) {
-            log.warn("unreadable message on queue {} rejected ({})", queue, e.getClass().getName());
+            log.warn(
+                    "unreadable message on queue {} rejected ({})",
+                    queue,
+                    e.getClass().getName());
             settlement.reject();
             meters.dropped(queue, WorkerMeters.Drop.BAD_MESSAGE);
             return null;
@@ -121,8 +132,10 @@ final class MessageProcessor {
         if (running.putIfAbsent(message.dispatchId(), run) != null) {
             putIds(message.eventId(), message.deliveryId());
             try {
-                log.warn("message for delivery {} dispatch {} arrived again while that dispatch is being handled here; dropped",
-                        message.deliveryId(), message.dispatchId());
+                log.warn(
+                        "message for delivery {} dispatch {} arrived again while that dispatch is being handled here; dropped",
+                        message.deliveryId(),
+                        message.dispatchId());
             } finally {
                 clearIds();
             }
@@ -141,27 +154,37 @@ final class MessageProcessor {
      * give to another worker, and the result is null. On a fatal database error every message is
      * rejected (its delivery times out and is retried) and the result is null.
      */
-    @Nullable Map<UUID, DeliveryRow> lookup(List<Running> runs, boolean again, BooleanSupplier stopping) {
+    @Nullable
+    Map<UUID, DeliveryRow> lookup(List<Running> runs, boolean again, BooleanSupplier stopping) {
         List<UUID> ids = runs.stream().map(r -> r.dispatch.deliveryId()).toList();
         List<Dispatch> dispatches = runs.stream().map(r -> r.dispatch).toList();
         try {
-            return DatabaseRetry.until(log, "read " + runs.size() + " deliveries", "their messages stay unacknowledged",
-                    () -> stopping.getAsBoolean() || this.stopping.getAsBoolean(), () -> {
-                        Set<UUID> started = transitions.start(dsl, dispatches, again); // T2s: picked up, the job's time counts from now
+            return DatabaseRetry.until(
+                    log,
+                    "read " + runs.size() + " deliveries",
+                    "their messages stay unacknowledged",
+                    () -> stopping.getAsBoolean() || this.stopping.getAsBoolean(),
+                    () -> {
+                        Set<UUID> started = transitions.start(
+                                dsl, dispatches, again); // T2s: picked up, the job's time counts from now
                         for (Running r : runs) {
                             r.startedHere = started.contains(r.dispatch.deliveryId());
                         }
                         return queries.lookup(ids);
                     });
         } catch (DatabaseRetry.Stopped e) {
-            log.warn("stopping while the database is unavailable: {} messages left unacknowledged for another worker", runs.size());
+            log.warn(
+                    "stopping while the database is unavailable: {} messages left unacknowledged for another worker",
+                    runs.size());
             for (Running r : runs) {
                 running.remove(r.dispatch.dispatchId(), r);
             }
             return null;
         } catch (RuntimeException e) {
-            log.error("could not read {} deliveries ({}); their messages are rejected, the deliveries will time out and be retried",
-                    runs.size(), DatabaseOutages.describe(e));
+            log.error(
+                    "could not read {} deliveries ({}); their messages are rejected, the deliveries will time out and be retried",
+                    runs.size(),
+                    DatabaseOutages.describe(e));
             for (Running r : runs) {
                 r.settlement.reject();
                 running.remove(r.dispatch.dispatchId(), r);
@@ -190,7 +213,11 @@ final class MessageProcessor {
             if (row == null) {
                 putIds(message.eventId(), message.deliveryId());
                 try {
-                    log.warn("message for unknown delivery {} dispatch {} on queue {}; dropped", message.deliveryId(), message.dispatchId(), queue);
+                    log.warn(
+                            "message for unknown delivery {} dispatch {} on queue {}; dropped",
+                            message.deliveryId(),
+                            message.dispatchId(),
+                            queue);
                 } finally {
                     clearIds();
                 }
@@ -205,13 +232,21 @@ final class MessageProcessor {
                 clearIds();
             }
         } catch (DatabaseRetry.Stopped e) {
-            // the worker stops while the database cannot take the outcome: the broker gives the message to another worker
-            log.warn("stopping while the database is unavailable: the outcome of delivery {} dispatch {} is not written; its message"
-                    + " is left unacknowledged for another worker", message.deliveryId(), message.dispatchId());
+            // the worker stops while the database cannot take the outcome: the broker gives the message to another
+            // worker
+            log.warn(
+                    "stopping while the database is unavailable: the outcome of delivery {} dispatch {} is not written; its message"
+                            + " is left unacknowledged for another worker",
+                    message.deliveryId(),
+                    message.dispatchId());
         } catch (Throwable t) {
-            // a fatal database error, or an Error while writing an outcome (out of memory, say): keep the consumer alive
-            log.error("could not settle delivery {} dispatch {} ({}); message rejected, the delivery will time out and be retried",
-                    message.deliveryId(), message.dispatchId(), t.getClass().getName());
+            // a fatal database error, or an Error while writing an outcome (out of memory, say): keep the consumer
+            // alive
+            log.error(
+                    "could not settle delivery {} dispatch {} ({}); message rejected, the delivery will time out and be retried",
+                    message.deliveryId(),
+                    message.dispatchId(),
+                    t.getClass().getName());
             run.settlement.reject();
             meters.dropped(queue, WorkerMeters.Drop.DATABASE_ERROR);
         } finally {
@@ -224,10 +259,18 @@ final class MessageProcessor {
     private boolean handle(DeliveryMessage message, DeliveryRow row, Running run) {
         Dispatch dispatch = run.dispatch;
         if (!row.isCurrent(message.dispatchId())) {
-            if (digest.warn("message dropped without running the job: its dispatch was settled or sent again", run.queue,
-                    "delivery " + row.deliveryId() + " dispatch " + message.dispatchId() + " (now " + row.status() + ")")) {
-                log.warn("message for delivery {} dispatch {} dropped without running the job: the delivery is {} with dispatch {}"
-                        + " (settled, or dispatched again)", row.deliveryId(), message.dispatchId(), row.status(), row.dispatchId());
+            if (digest.warn(
+                    "message dropped without running the job: its dispatch was settled or sent again",
+                    run.queue,
+                    "delivery " + row.deliveryId() + " dispatch " + message.dispatchId() + " (now " + row.status()
+                            + ")")) {
+                log.warn(
+                        "message for delivery {} dispatch {} dropped without running the job: the delivery is {} with dispatch {}"
+                                + " (settled, or dispatched again)",
+                        row.deliveryId(),
+                        message.dispatchId(),
+                        row.status(),
+                        row.dispatchId());
             }
             run.settlement.ack();
             meters.dropped(run.queue, WorkerMeters.Drop.STALE_DISPATCH);
@@ -235,23 +278,33 @@ final class MessageProcessor {
         }
         if (!row.job()) {
             // a job message naming a publish route's delivery: the relay completes those on the broker's confirm
-            log.warn("message for delivery {} dispatch {} names a publish route's delivery, which no worker runs; dropped",
-                    row.deliveryId(), message.dispatchId());
+            log.warn(
+                    "message for delivery {} dispatch {} names a publish route's delivery, which no worker runs; dropped",
+                    row.deliveryId(),
+                    message.dispatchId());
             run.settlement.reject();
             meters.dropped(run.queue, WorkerMeters.Drop.BAD_MESSAGE);
             return false;
         }
         if (!row.jobType().equals(message.jobType())) {
-            log.warn("message for delivery {} dispatch {} names job type {} but the delivery's job type is {}",
-                    row.deliveryId(), message.dispatchId(), LogText.of(message.jobType()), row.jobType());
+            log.warn(
+                    "message for delivery {} dispatch {} names job type {} but the delivery's job type is {}",
+                    row.deliveryId(),
+                    message.dispatchId(),
+                    LogText.of(message.jobType()),
+                    row.jobType());
             failAndAck(row, run, FailureReason.BAD_MESSAGE, null);
             meters.dropped(run.queue, WorkerMeters.Drop.JOB_TYPE_MISMATCH);
             return false;
         }
         Registration<?> registration = handlers.get(row.jobType());
         if (registration == null) {
-            log.warn("no handler for job type {} (delivery {}, dispatch {}, queue {})",
-                    row.jobType(), row.deliveryId(), message.dispatchId(), LogText.of(row.queue()));
+            log.warn(
+                    "no handler for job type {} (delivery {}, dispatch {}, queue {})",
+                    row.jobType(),
+                    row.deliveryId(),
+                    message.dispatchId(),
+                    LogText.of(row.queue()));
             failAndAck(row, run, FailureReason.UNKNOWN_JOB_TYPE, null);
             meters.dropped(run.queue, WorkerMeters.Drop.UNKNOWN_JOB_TYPE);
             return false;
@@ -260,8 +313,13 @@ final class MessageProcessor {
         try {
             event = Objects.requireNonNull(serializer.deserialize(row.payload(), registration.eventClass()), "event");
         } catch (RuntimeException e) {
-            log.warn("event {} of delivery {} (type {}) cannot be read as {} ({})", row.eventId(), row.deliveryId(), row.eventType(),
-                    registration.eventClass().getName(), e.getClass().getName());
+            log.warn(
+                    "event {} of delivery {} (type {}) cannot be read as {} ({})",
+                    row.eventId(),
+                    row.deliveryId(),
+                    row.eventType(),
+                    registration.eventClass().getName(),
+                    e.getClass().getName());
             failAndAck(row, run, FailureReason.UNDESERIALIZABLE_EVENT, null);
             meters.dropped(run.queue, WorkerMeters.Drop.UNDESERIALIZABLE_EVENT);
             return false;
@@ -290,21 +348,27 @@ final class MessageProcessor {
             HandlerResult result = HandlerResult.of(failure);
             if (result == HandlerResult.COMPLETE) {
                 meters.jobEnded(run.queue, row.jobType(), WorkerMeters.Outcome.COMPLETED, null);
-                completions.submit(new CompletionWriter.Completed(dispatch, row.eventId(), run.settlement,
-                        () -> running.remove(dispatch.dispatchId(), run)));
+                completions.submit(new CompletionWriter.Completed(
+                        dispatch, row.eventId(), run.settlement, () -> running.remove(dispatch.dispatchId(), run)));
                 return true;
             }
             String thrown = Objects.requireNonNull(failure).getClass().getName();
             if (result == HandlerResult.RETRY) {
-                Optional<RetryOutcome> outcome = write("write the retry of delivery " + dispatch.deliveryId(),
+                Optional<RetryOutcome> outcome = write(
+                        "write the retry of delivery " + dispatch.deliveryId(),
                         () -> transitions.retryOrFail(dsl, dispatch));
                 if (outcome.isPresent()) {
                     DeliveryLog.retryOutcome(log, digest, outcome.get(), "retryable_error");
                 } else {
                     notCurrent("retry", dispatch);
                 }
-                meters.jobEnded(run.queue, row.jobType(), outcome.map(RetryOutcome::retried).orElse(!row.lastAttempt())
-                        ? WorkerMeters.Outcome.RETRY : WorkerMeters.Outcome.FAILED, FailureReason.RETRIES_EXHAUSTED);
+                meters.jobEnded(
+                        run.queue,
+                        row.jobType(),
+                        outcome.map(RetryOutcome::retried).orElse(!row.lastAttempt())
+                                ? WorkerMeters.Outcome.RETRY
+                                : WorkerMeters.Outcome.FAILED,
+                        FailureReason.RETRIES_EXHAUSTED);
                 run.settlement.ack();
             } else if (result == HandlerResult.DIE) {
                 writeDeath(run, thrown);
@@ -322,10 +386,19 @@ final class MessageProcessor {
 
     /** T7 with a safe reason, logged, then the ack. */
     private void failAndAck(DeliveryRow row, Running run, FailureReason reason, @Nullable String exceptionClass) {
-        boolean failed = write("write the failure of delivery " + run.dispatch.deliveryId(), () -> transitions.fail(dsl, run.dispatch, reason));
+        boolean failed = write(
+                "write the failure of delivery " + run.dispatch.deliveryId(),
+                () -> transitions.fail(dsl, run.dispatch, reason));
         if (failed && digest.error("delivery " + row.deliveryId() + " reason " + reason)) {
-            log.error("delivery {} of event {} ({}, queue {}): failed for good on attempt {}, reason {}{}", row.deliveryId(),
-                    row.eventId(), row.jobType(), LogText.of(row.queue()), row.attempts(), reason, exceptionClass == null ? "" : " (" + exceptionClass + ")");
+            log.error(
+                    "delivery {} of event {} ({}, queue {}): failed for good on attempt {}, reason {}{}",
+                    row.deliveryId(),
+                    row.eventId(),
+                    row.jobType(),
+                    LogText.of(row.queue()),
+                    row.attempts(),
+                    reason,
+                    exceptionClass == null ? "" : " (" + exceptionClass + ")");
         } else if (!failed) {
             notCurrent("failure", run.dispatch);
         }
@@ -344,10 +417,16 @@ final class MessageProcessor {
 
     /** T8 for a dispatch whose job died, logged, then the ack. */
     private void writeDeath(Running run, String why) {
-        boolean died = write("write the worker death of delivery " + run.dispatch.deliveryId(), () -> transitions.workerDied(dsl, run.dispatch));
+        boolean died = write(
+                "write the worker death of delivery " + run.dispatch.deliveryId(),
+                () -> transitions.workerDied(dsl, run.dispatch));
         if (died && digest.error("delivery " + run.dispatch.deliveryId() + " reason worker_died")) {
-            log.error("delivery {} of event {} ({}): worker died running the job ({}); marked failed worker_died",
-                    run.dispatch.deliveryId(), run.eventId, LogText.of(run.jobType), why);
+            log.error(
+                    "delivery {} of event {} ({}): worker died running the job ({}); marked failed worker_died",
+                    run.dispatch.deliveryId(),
+                    run.eventId,
+                    LogText.of(run.jobType),
+                    why);
         } else if (!died) {
             notCurrent("worker death", run.dispatch);
         }
@@ -370,8 +449,11 @@ final class MessageProcessor {
             try {
                 serializer.prepare(registration.eventClass());
             } catch (RuntimeException e) {
-                log.debug("preparing to read {} failed ({}); the first message of job type {} reads it", registration.eventClass().getName(),
-                        e.getClass().getName(), registration.jobType());
+                log.debug(
+                        "preparing to read {} failed ({}); the first message of job type {} reads it",
+                        registration.eventClass().getName(),
+                        e.getClass().getName(),
+                        registration.jobType());
             }
         }
     }
@@ -388,7 +470,9 @@ final class MessageProcessor {
         try {
             return transitions.start(dsl, runs.stream().map(r -> r.dispatch).toList(), true);
         } catch (RuntimeException e) {
-            log.debug("renewing the start of {} waiting messages failed ({}); tried again in a second", runs.size(),
+            log.debug(
+                    "renewing the start of {} waiting messages failed ({}); tried again in a second",
+                    runs.size(),
                     DatabaseOutages.describe(e));
             return runs.stream().map(r -> r.dispatch.deliveryId()).collect(Collectors.toSet());
         }
@@ -426,15 +510,25 @@ final class MessageProcessor {
         putIds(eventId, deliveryId);
         try {
             // the exception's message is our own text naming the field, never the body
-            log.warn("{} on queue {} (event {}, delivery {}, dispatch {}); rejected", e.getMessage(), queue, eventId, deliveryId, dispatchId);
+            log.warn(
+                    "{} on queue {} (event {}, delivery {}, dispatch {}); rejected",
+                    e.getMessage(),
+                    queue,
+                    eventId,
+                    deliveryId,
+                    dispatchId);
             if (deliveryId != null && dispatchId != null) {
                 Dispatch dispatch = new Dispatch(deliveryId, dispatchId);
                 try {
                     if (transitions.fail(dsl, dispatch, FailureReason.BAD_MESSAGE)) {
-                        log.error("delivery {} dispatch {}: failed for good, reason bad_message", deliveryId, dispatchId);
+                        log.error(
+                                "delivery {} dispatch {}: failed for good, reason bad_message", deliveryId, dispatchId);
                     }
                 } catch (RuntimeException db) {
-                    log.error("could not fail delivery {} ({})", deliveryId, db.getClass().getName());
+                    log.error(
+                            "could not fail delivery {} ({})",
+                            deliveryId,
+                            db.getClass().getName());
                 }
             }
         } finally {
@@ -444,8 +538,11 @@ final class MessageProcessor {
     }
 
     private static void notCurrent(String what, Dispatch dispatch) {
-        log.warn("{} of delivery {} dispatch {} found no row: that dispatch is no longer current; nothing changed",
-                what, dispatch.deliveryId(), dispatch.dispatchId());
+        log.warn(
+                "{} of delivery {} dispatch {} found no row: that dispatch is no longer current; nothing changed",
+                what,
+                dispatch.deliveryId(),
+                dispatch.dispatchId());
     }
 
     private static void putIds(@Nullable UUID eventId, @Nullable UUID deliveryId) {

@@ -51,8 +51,11 @@ final class MicrometerWorkerMeters implements WorkerMeters {
     private AtomicInteger inFlight(String queue) {
         return inFlight.computeIfAbsent(queue, q -> {
             AtomicInteger n = new AtomicInteger();
-            Gauge.builder(IN_FLIGHT, n, AtomicInteger::get).tag("queue", q).strongReference(true)
-                    .description("handlers of the queue running now").register(registry);
+            Gauge.builder(IN_FLIGHT, n, AtomicInteger::get)
+                    .tag("queue", q)
+                    .strongReference(true)
+                    .description("handlers of the queue running now")
+                    .register(registry);
             return n;
         });
     }
@@ -61,10 +64,17 @@ final class MicrometerWorkerMeters implements WorkerMeters {
     public long handlerStarted(String queue, String jobType, OffsetDateTime createdAt) {
         inFlight(queue).incrementAndGet();
         long lagMillis = Math.max(0, clock.millis() - createdAt.toInstant().toEpochMilli()); // clock skew reads as 0
-        lagTimers.computeIfAbsent(List.of(queue, jobType), k -> Timer.builder(LAG).tag("queue", queue).tag("job.type", jobType)
-                .description("from the event's created_at to its handler's start")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
-                .register(registry))
+        lagTimers
+                .computeIfAbsent(
+                        List.of(queue, jobType),
+                        k -> Timer.builder(LAG)
+                                .tag("queue", queue)
+                                .tag("job.type", jobType)
+                                .description("from the event's created_at to its handler's start")
+                                .publishPercentileHistogram()
+                                .minimumExpectedValue(Duration.ofMillis(1))
+                                .maximumExpectedValue(Duration.ofMinutes(10))
+                                .register(registry))
                 .record(Duration.ofMillis(lagMillis));
         return System.nanoTime();
     }
@@ -73,26 +83,44 @@ final class MicrometerWorkerMeters implements WorkerMeters {
     public void handlerEnded(String queue, String jobType, long started) {
         long nanos = System.nanoTime() - started;
         inFlight(queue).decrementAndGet();
-        handlerTimers.computeIfAbsent(List.of(queue, jobType), k -> Timer.builder(HANDLER).tag("queue", queue).tag("job.type", jobType)
-                .description("how long handlers ran")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
-                .register(registry))
+        handlerTimers
+                .computeIfAbsent(
+                        List.of(queue, jobType),
+                        k -> Timer.builder(HANDLER)
+                                .tag("queue", queue)
+                                .tag("job.type", jobType)
+                                .description("how long handlers ran")
+                                .publishPercentileHistogram()
+                                .minimumExpectedValue(Duration.ofMillis(1))
+                                .maximumExpectedValue(Duration.ofMinutes(10))
+                                .register(registry))
                 .record(nanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
     public void jobEnded(String queue, String jobType, Outcome outcome, @Nullable FailureReason reason) {
         String why = outcome == Outcome.FAILED && reason != null ? reason.code() : "none";
-        counters.computeIfAbsent(List.of(JOBS, queue, jobType, outcome.tag, why), k -> Counter.builder(JOBS).tag("queue", queue)
-                .tag("job.type", jobType).tag("outcome", outcome.tag).tag("reason", why)
-                .description("handler runs by the outcome the worker writes").register(registry))
+        counters.computeIfAbsent(
+                        List.of(JOBS, queue, jobType, outcome.tag, why),
+                        k -> Counter.builder(JOBS)
+                                .tag("queue", queue)
+                                .tag("job.type", jobType)
+                                .tag("outcome", outcome.tag)
+                                .tag("reason", why)
+                                .description("handler runs by the outcome the worker writes")
+                                .register(registry))
                 .increment();
     }
 
     @Override
     public void dropped(String queue, Drop reason) {
-        counters.computeIfAbsent(List.of(DROPPED, queue, reason.tag), k -> Counter.builder(DROPPED).tag("queue", queue).tag("reason", reason.tag)
-                .description("messages acknowledged or rejected without running a handler").register(registry))
+        counters.computeIfAbsent(
+                        List.of(DROPPED, queue, reason.tag),
+                        k -> Counter.builder(DROPPED)
+                                .tag("queue", queue)
+                                .tag("reason", reason.tag)
+                                .description("messages acknowledged or rejected without running a handler")
+                                .register(registry))
                 .increment();
     }
 }

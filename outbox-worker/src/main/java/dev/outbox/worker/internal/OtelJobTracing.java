@@ -82,7 +82,8 @@ final class OtelJobTracing implements JobTracer {
 
     @Override
     public JobTracer.JobSpan start(JobContext job) {
-        Context parent = job.traceparent().isEmpty() ? Context.root()
+        Context parent = job.traceparent().isEmpty()
+                ? Context.root()
                 : W3CTraceContextPropagator.getInstance().extract(Context.root(), job, TRACE_HEADERS);
         String queue = job.queue();
         Span span = tracer().spanBuilder("process " + queue)

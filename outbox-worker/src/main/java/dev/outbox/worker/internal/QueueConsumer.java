@@ -47,14 +47,17 @@ final class QueueConsumer {
     static final long GAP_NANOS = 500_000L;
     /** The longest a group of lookups waits for more messages after its first (2 ms). */
     static final long LINGER_NANOS = 2_000_000L;
+
     static final int MAX_AHEAD_MIN = 128;
     /** How old a lookup may be when its handler starts (1 s); older ones are read again. */
     static final long FRESH_FOR_NANOS = 1_000_000_000L;
     /** How old a waiting message's start may grow before it is renewed (1 s), checked every {@link #RENEW_CHECK_NANOS}. */
     static final long RENEW_AFTER_NANOS = 1_000_000_000L;
+
     static final long RENEW_CHECK_NANOS = 100_000_000L;
     /** How often a worker asks for a queue that does not exist yet: from 100 ms, doubling up to 1 s (one passive declaration a second). */
     static final long QUEUE_WAIT_FIRST_MILLIS = 100;
+
     static final long QUEUE_WAIT_MAX_MILLIS = 1_000;
 
     private final String queue;
@@ -76,12 +79,17 @@ final class QueueConsumer {
         this.settings = settings;
         this.processor = processor;
         AtomicInteger n = new AtomicInteger();
-        this.handlers = new ThreadPoolExecutor(settings.concurrency(), settings.concurrency(), 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), r -> {
+        this.handlers = new ThreadPoolExecutor(
+                settings.concurrency(),
+                settings.concurrency(),
+                0,
+                TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(),
+                r -> {
                     Thread t = new Thread(r, "outbox-worker-" + queue + "-" + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
-            });
+                });
         this.ahead = new Semaphore(Math.max(MAX_AHEAD_MIN, 4 * settings.concurrency()));
         this.lookups = new Thread(this::lookUp, "outbox-worker-" + queue + "-lookup");
         this.lookups.setDaemon(true);
@@ -100,7 +108,8 @@ final class QueueConsumer {
             consume(connection);
             return;
         }
-        log.info("queue {} does not exist yet: waiting for a relay to declare it (the relay declares the queues of its job routes)",
+        log.info(
+                "queue {} does not exist yet: waiting for a relay to declare it (the relay declares the queues of its job routes)",
                 queue);
         Thread t = new Thread(() -> awaitQueue(connection), "outbox-worker-" + queue + "-wait");
         t.setDaemon(true);
@@ -145,7 +154,8 @@ final class QueueConsumer {
             ch.basicQos(settings.prefetch());
             consumerTag = ch.basicConsume(queue, false, new DefaultConsumer(ch) {
                 @Override
-                public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+                public void handleDelivery(
+                        String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
                     channelAcks.received(envelope.getDeliveryTag());
                     accept(channelAcks, envelope.getDeliveryTag(), body);
                 }
@@ -158,8 +168,11 @@ final class QueueConsumer {
                 @Override
                 public void handleShutdownSignal(String tag, ShutdownSignalException sig) {
                     if (!stopping) {
-                        log.warn("consumer of queue {} stopped: channel or connection closed ({}{})", queue,
-                                sig.isHardError() ? "connection" : "channel", closeReason(sig));
+                        log.warn(
+                                "consumer of queue {} stopped: channel or connection closed ({}{})",
+                                queue,
+                                sig.isHardError() ? "connection" : "channel",
+                                closeReason(sig));
                     }
                 }
             });
@@ -169,7 +182,11 @@ final class QueueConsumer {
         }
         // started once, after the consume succeeded: a refused consume is tried again (awaitQueue) on a new channel
         lookups.start();
-        log.info("consuming queue {} with concurrency {} and prefetch {}", queue, settings.concurrency(), settings.prefetch());
+        log.info(
+                "consuming queue {} with concurrency {} and prefetch {}",
+                queue,
+                settings.concurrency(),
+                settings.prefetch());
     }
 
     private void closeQuietly(Channel ch) {
@@ -177,7 +194,10 @@ final class QueueConsumer {
             try {
                 ch.close();
             } catch (IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
-                log.debug("closing the channel of queue {} failed ({})", queue, e.getClass().getName());
+                log.debug(
+                        "closing the channel of queue {} failed ({})",
+                        queue,
+                        e.getClass().getName());
             }
         }
     }
@@ -207,7 +227,10 @@ final class QueueConsumer {
         try {
             probe.close();
         } catch (IOException | java.util.concurrent.TimeoutException e) {
-            log.debug("closing the probe channel of queue {} failed ({})", queue, e.getClass().getName());
+            log.debug(
+                    "closing the probe channel of queue {} failed ({})",
+                    queue,
+                    e.getClass().getName());
         }
         return true;
     }
@@ -271,7 +294,10 @@ final class QueueConsumer {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Throwable t) {
-            log.error("the lookup thread of queue {} stopped ({}); the worker no longer consumes this queue", queue, t.getClass().getName());
+            log.error(
+                    "the lookup thread of queue {} stopped ({}); the worker no longer consumes this queue",
+                    queue,
+                    t.getClass().getName());
         }
     }
 
@@ -353,9 +379,11 @@ final class QueueConsumer {
                 if (stopping) {
                     processor.abandon(run);
                 } else {
-                    Map<UUID, DeliveryRow> current = System.nanoTime() - readAt <= FRESH_FOR_NANOS ? rows
+                    Map<UUID, DeliveryRow> current = System.nanoTime() - readAt <= FRESH_FOR_NANOS
+                            ? rows
                             // waited here: its job's time counts from now, not from the first read
-                            : processor.lookup(List.of(run), true, () -> stopping); // null: rejected or left, see lookup
+                            : processor.lookup(
+                                    List.of(run), true, () -> stopping); // null: rejected or left, see lookup
                     if (current != null) {
                         processor.run(queue, run, current.get(run.dispatch.deliveryId()));
                     }
@@ -389,7 +417,10 @@ final class QueueConsumer {
             try {
                 channelAcks.exclusively(c -> c.basicCancel(tag));
             } catch (Exception e) {
-                log.debug("cancel of the consumer of queue {} failed ({})", queue, e.getClass().getName());
+                log.debug(
+                        "cancel of the consumer of queue {} failed ({})",
+                        queue,
+                        e.getClass().getName());
             }
         }
         handlers.shutdown();
@@ -409,7 +440,10 @@ final class QueueConsumer {
             try {
                 channelAcks.exclusively(Channel::close);
             } catch (Exception e) {
-                log.debug("closing the channel of queue {} failed ({})", queue, e.getClass().getName());
+                log.debug(
+                        "closing the channel of queue {} failed ({})",
+                        queue,
+                        e.getClass().getName());
             }
         }
     }

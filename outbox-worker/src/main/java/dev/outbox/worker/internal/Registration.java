@@ -12,7 +12,8 @@ public record Registration<T>(String jobType, Class<T> eventClass, JobHandler<T>
      * Adds a registration to {@code handlers}, the checks of every builder that takes handlers
      * ({@code OutboxWorker}, {@code JobRunner}): no null, no blank job type, one handler per job type.
      */
-    public static <T> void add(Map<String, Registration<?>> handlers, String jobType, Class<T> eventClass, JobHandler<T> handler) {
+    public static <T> void add(
+            Map<String, Registration<?>> handlers, String jobType, Class<T> eventClass, JobHandler<T> handler) {
         Objects.requireNonNull(jobType, "jobType");
         Objects.requireNonNull(eventClass, "eventClass");
         Objects.requireNonNull(handler, "handler");

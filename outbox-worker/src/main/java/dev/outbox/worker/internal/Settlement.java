@@ -34,7 +34,10 @@ final class Settlement {
                 acks.ack(deliveryTag);
             } catch (Exception e) {
                 // the channel closed: the broker gives the message back; its outcome is in the database already
-                log.warn("could not acknowledge message {} ({})", deliveryTag, e.getClass().getName());
+                log.warn(
+                        "could not acknowledge message {} ({})",
+                        deliveryTag,
+                        e.getClass().getName());
             }
         }
     }
@@ -44,7 +47,10 @@ final class Settlement {
             try {
                 acks.reject(deliveryTag);
             } catch (Exception e) {
-                log.warn("could not reject message {} ({})", deliveryTag, e.getClass().getName());
+                log.warn(
+                        "could not reject message {} ({})",
+                        deliveryTag,
+                        e.getClass().getName());
             }
         }
     }
@@ -61,7 +67,10 @@ final class Settlement {
             try {
                 acks.ackAll(tags);
             } catch (Exception e) {
-                log.warn("could not acknowledge {} messages ({})", tags.size(), e.getClass().getName());
+                log.warn(
+                        "could not acknowledge {} messages ({})",
+                        tags.size(),
+                        e.getClass().getName());
             }
         });
     }

@@ -11,19 +11,19 @@ import dev.outbox.delivery.WorkerTransitions;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.worker.JobTracer;
 import dev.outbox.worker.QueueSettings;
+import dev.outbox.worker.WorkerLoggers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
-import dev.outbox.worker.WorkerLoggers;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Objects;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jooq.DSLContext;
@@ -37,9 +37,19 @@ public final class WorkerEngine {
     private static final Logger log = LoggerFactory.getLogger(WorkerLoggers.LIFECYCLE);
 
     /** What the builder collected and checked. */
-    public record Settings(DSLContext dsl, ConnectionFactory connectionFactory, OutboxTables tables, EventSerializer serializer,
-            Clock clock, Map<String, QueueSettings> queues, Map<String, Registration<?>> handlers, Duration shutdownGrace,
-            boolean shutdownHook, String name, WorkerMeters meters, JobTracer tracing) {
+    public record Settings(
+            DSLContext dsl,
+            ConnectionFactory connectionFactory,
+            OutboxTables tables,
+            EventSerializer serializer,
+            Clock clock,
+            Map<String, QueueSettings> queues,
+            Map<String, Registration<?>> handlers,
+            Duration shutdownGrace,
+            boolean shutdownHook,
+            String name,
+            WorkerMeters meters,
+            JobTracer tracing) {
 
         public Settings {
             queues = Map.copyOf(new LinkedHashMap<>(queues));
@@ -59,10 +69,19 @@ public final class WorkerEngine {
     public WorkerEngine(Settings settings) {
         this.settings = settings;
         DSLContext db = settings.dsl(); // every query maps it to the configured names itself
-        WorkerTransitions transitions = new WorkerTransitions(new DeliveryTransitions(settings.tables(), settings.clock()));
+        WorkerTransitions transitions =
+                new WorkerTransitions(new DeliveryTransitions(settings.tables(), settings.clock()));
         this.completions = new CompletionWriter(db, transitions, settings.name() + "-completions");
-        this.processor = new MessageProcessor(db, new DeliveryQueries(db, settings.tables()), transitions, completions, settings.serializer(), settings.handlers(),
-                closed::get, settings.meters(), settings.tracing());
+        this.processor = new MessageProcessor(
+                db,
+                new DeliveryQueries(db, settings.tables()),
+                transitions,
+                completions,
+                settings.serializer(),
+                settings.handlers(),
+                closed::get,
+                settings.meters(),
+                settings.tracing());
         this.hook = new Thread(this::closeFromHook, settings.name() + "-shutdown");
     }
 
@@ -75,21 +94,35 @@ public final class WorkerEngine {
             throw new IllegalStateException("this worker was started already");
         }
         try {
-            DatabaseRetry.until(log, "read the outbox tables at start-up", "the worker starts consuming once it answers", closed::get, () -> {
-                processor.warmUp();
-                return null;
-            });
+            DatabaseRetry.until(
+                    log,
+                    "read the outbox tables at start-up",
+                    "the worker starts consuming once it answers",
+                    closed::get,
+                    () -> {
+                        processor.warmUp();
+                        return null;
+                    });
         } catch (DatabaseRetry.Stopped e) {
             throw new OutboxException("the worker was closed while it waited for the database at start-up", e);
         } catch (RuntimeException e) {
             closed.set(true);
             if (TlsRefusal.of(e) != null) {
-                throw new OutboxException("the worker cannot connect to the database (" + e.getClass().getName()
-                        + DatabaseOutages.hint(e, null) + ")", e);
+                throw new OutboxException(
+                        "the worker cannot connect to the database ("
+                                + e.getClass().getName() + DatabaseOutages.hint(e, null) + ")",
+                        e);
             }
-            throw new OutboxException("the worker cannot read the outbox tables " + settings.tables() + " (" + e.getClass().getName()
-                    + DatabaseOutages.hint(e, DatabaseOutages.INSUFFICIENT_PRIVILEGE.equals(DatabaseOutages.sqlState(e))
-                    ? DatabaseOutages.currentRole(settings.dsl()) : null) + "); are the migrations applied and the table names right?", e);
+            throw new OutboxException(
+                    "the worker cannot read the outbox tables " + settings.tables() + " ("
+                            + e.getClass().getName()
+                            + DatabaseOutages.hint(
+                                    e,
+                                    DatabaseOutages.INSUFFICIENT_PRIVILEGE.equals(DatabaseOutages.sqlState(e))
+                                            ? DatabaseOutages.currentRole(settings.dsl())
+                                            : null)
+                            + "); are the migrations applied and the table names right?",
+                    e);
         }
         processor.prepareReading();
         try {
@@ -100,8 +133,9 @@ public final class WorkerEngine {
             }
             connection = c;
             completions.start();
-            settings.queues().forEach((queue, queueSettings) ->
-                    consumers.add(new QueueConsumer(queue, queueSettings, processor)));
+            settings.queues()
+                    .forEach((queue, queueSettings) ->
+                            consumers.add(new QueueConsumer(queue, queueSettings, processor)));
             for (QueueConsumer consumer : consumers) {
                 consumer.start(c);
             }
@@ -112,8 +146,14 @@ public final class WorkerEngine {
             close();
             Throwable cause = e instanceof UncheckedIOException u ? Objects.requireNonNullElse(u.getCause(), u) : e;
             TlsRefusal tls = TlsRefusal.of(cause);
-            throw new OutboxException("the worker could not start consuming (" + cause.getClass().getName() + (tls == null ? ""
-                    : ": TLS: " + tls.text() + "; check the trust store of the connection factory and the host it connects to") + ")", cause);
+            throw new OutboxException(
+                    "the worker could not start consuming (" + cause.getClass().getName()
+                            + (tls == null
+                                    ? ""
+                                    : ": TLS: " + tls.text()
+                                            + "; check the trust store of the connection factory and the host it connects to")
+                            + ")",
+                    cause);
         }
         if (settings.shutdownHook()) {
             Runtime.getRuntime().addShutdownHook(hook);
@@ -125,8 +165,15 @@ public final class WorkerEngine {
      * as the database is at start-up, anything else (a refused login, a bad virtual host) fails at once.
      */
     private Connection connectToBroker() {
-        return DatabaseRetry.until(log, "broker", WorkerEngine::brokerOutage, e -> rootCause(e).getClass().getSimpleName(),
-                "connect to the broker at start-up", "the worker starts consuming once it answers", closed::get, () -> {
+        return DatabaseRetry.until(
+                log,
+                "broker",
+                WorkerEngine::brokerOutage,
+                e -> rootCause(e).getClass().getSimpleName(),
+                "connect to the broker at start-up",
+                "the worker starts consuming once it answers",
+                closed::get,
+                () -> {
                     try {
                         return settings.connectionFactory().newConnection(settings.name());
                     } catch (IOException e) {
@@ -139,7 +186,9 @@ public final class WorkerEngine {
 
     private static boolean brokerOutage(Throwable e) {
         Throwable root = rootCause(e);
-        return root instanceof ConnectException || root instanceof SocketTimeoutException || root instanceof NoRouteToHostException
+        return root instanceof ConnectException
+                || root instanceof SocketTimeoutException
+                || root instanceof NoRouteToHostException
                 || root instanceof TimeoutException;
     }
 
@@ -172,9 +221,13 @@ public final class WorkerEngine {
         }
         for (MessageProcessor.Running run : processor.inHandler()) {
             try {
-                processor.died(run, "still running when the shutdown grace period of " + settings.shutdownGrace() + " ended");
+                processor.died(
+                        run, "still running when the shutdown grace period of " + settings.shutdownGrace() + " ended");
             } catch (RuntimeException e) {
-                log.error("could not mark delivery {} worker_died ({}); it will time out", run.dispatch.deliveryId(), e.getClass().getName());
+                log.error(
+                        "could not mark delivery {} worker_died ({}); it will time out",
+                        run.dispatch.deliveryId(),
+                        e.getClass().getName());
             }
         }
         completions.close();
@@ -187,7 +240,8 @@ public final class WorkerEngine {
             try {
                 c.close(5_000);
             } catch (Exception e) {
-                log.debug("closing the AMQP connection failed ({})", e.getClass().getName());
+                log.debug(
+                        "closing the AMQP connection failed ({})", e.getClass().getName());
             }
         }
         if (settings.shutdownHook() && started.get() && Thread.currentThread() != hook) {

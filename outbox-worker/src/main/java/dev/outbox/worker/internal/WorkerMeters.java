@@ -18,7 +18,10 @@ public interface WorkerMeters {
 
     /** How a handler run ended, as the {@code outcome} tag reads it. */
     enum Outcome {
-        COMPLETED, RETRY, FAILED, WORKER_DIED;
+        COMPLETED,
+        RETRY,
+        FAILED,
+        WORKER_DIED;
 
         final String tag = name().toLowerCase(java.util.Locale.ROOT);
     }

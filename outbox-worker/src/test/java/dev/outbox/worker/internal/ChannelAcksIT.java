@@ -95,9 +95,11 @@ class ChannelAcksIT {
                 ch.basicQos(10);
                 ch.basicConsume(queue, false, new DefaultConsumer(ch) {
                     @Override
-                    public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+                    public void handleDelivery(
+                            String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
                         acks.received(envelope.getDeliveryTag());
-                        delivered.add(new Delivered(envelope.getDeliveryTag(), new String(body, StandardCharsets.UTF_8)));
+                        delivered.add(
+                                new Delivered(envelope.getDeliveryTag(), new String(body, StandardCharsets.UTF_8)));
                     }
                 });
                 List<Delivered> before = next(delivered, 2);
@@ -106,10 +108,16 @@ class ChannelAcksIT {
                 List<Delivered> again = next(delivered, 2);
                 publisher.basicPublish("", queue, null, "m2".getBytes(StandardCharsets.UTF_8));
                 List<Delivered> fresh = next(delivered, 1);
-                assertThat(again).extracting(Delivered::tag).allMatch(t -> t > before.get(1).tag());
+                assertThat(again)
+                        .extracting(Delivered::tag)
+                        .allMatch(t -> t > before.get(1).tag());
 
-                acks.ackAll(List.of(before.get(0).tag(), before.get(1).tag())); // stale: one multiple ack up to the second
-                Delivered m0 = again.stream().filter(d -> d.body().equals("m0")).findFirst().orElseThrow();
+                acks.ackAll(
+                        List.of(before.get(0).tag(), before.get(1).tag())); // stale: one multiple ack up to the second
+                Delivered m0 = again.stream()
+                        .filter(d -> d.body().equals("m0"))
+                        .findFirst()
+                        .orElseThrow();
                 acks.ackAll(List.of(m0.tag()));
                 Thread.sleep(300); // a channel error would arrive meanwhile
                 assertThat(ch.isOpen()).as("the channel after the acks").isTrue();

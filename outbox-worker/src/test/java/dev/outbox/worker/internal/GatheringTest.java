@@ -59,7 +59,9 @@ class GatheringTest {
         Gathering.rest(queue, group, 10, GAP, 10 * GAP, Gathering.Room.ANY);
 
         assertThat(group).containsExactly("a", "b", "c");
-        assertThat(System.nanoTime() - started).as("then waits one gap for more, no longer").isLessThan(3 * GAP);
+        assertThat(System.nanoTime() - started)
+                .as("then waits one gap for more, no longer")
+                .isLessThan(3 * GAP);
     }
 
     @Test
@@ -95,13 +97,16 @@ class GatheringTest {
 
     @Test
     void stopsWhenTheLingerHasGoneByThoughItemsKeepComing() throws InterruptedException {
-        feed(20, "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y");
+        feed(
+                20, "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t", "u",
+                "v", "w", "x", "y");
         List<String> group = groupOf("a");
         long started = System.nanoTime();
 
         Gathering.rest(queue, group, 100, GAP, Duration.ofMillis(150).toNanos(), Gathering.Room.ANY);
 
-        assertThat(System.nanoTime() - started).isLessThan(Duration.ofMillis(150).toNanos() + GAP);
+        assertThat(System.nanoTime() - started)
+                .isLessThan(Duration.ofMillis(150).toNanos() + GAP);
         assertThat(group).hasSizeLessThan(25).startsWith("a", "b");
     }
 
@@ -131,6 +136,8 @@ class GatheringTest {
         List<String> quiet = groupOf("x");
         Gathering.rest(queue, quiet, 10, Duration.ofMillis(10).toNanos(), 10 * GAP, room);
         assertThat(quiet).containsExactly("x");
-        assertThat(permits.availablePermits()).as("the permit reserved for an item that did not come").isEqualTo(2);
+        assertThat(permits.availablePermits())
+                .as("the permit reserved for an item that did not come")
+                .isEqualTo(2);
     }
 }

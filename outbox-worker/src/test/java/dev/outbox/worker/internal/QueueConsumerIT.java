@@ -59,7 +59,15 @@ class QueueConsumerIT {
         OutboxTables tables = OutboxTables.defaults();
         WorkerTransitions transitions = new WorkerTransitions(new DeliveryTransitions(tables, Clock.systemUTC()));
         CompletionWriter completions = new CompletionWriter(dsl, transitions, "queue-consumer-test-completions");
-        return new MessageProcessor(dsl, new DeliveryQueries(dsl, tables), transitions, completions, EventSerializer.jackson(), Map.of(),
-                () -> false, WorkerMeters.NONE, JobTracer.NONE);
+        return new MessageProcessor(
+                dsl,
+                new DeliveryQueries(dsl, tables),
+                transitions,
+                completions,
+                EventSerializer.jackson(),
+                Map.of(),
+                () -> false,
+                WorkerMeters.NONE,
+                JobTracer.NONE);
     }
 }

@@ -11,9 +11,10 @@ public class ConfirmationJobs {
 
     // snippet:boot-sample-handler
     @Bean
-    OutboxJobHandler<OrderPlaced> sendConfirmation(Mailer mailer, @Value("${orders.confirmations-queue}") String queue) {
-        return OutboxJobHandler.of("send-confirmation", OrderPlaced.class, queue,
-                (order, context) -> mailer.sendConfirmation(order));
+    OutboxJobHandler<OrderPlaced> sendConfirmation(
+            Mailer mailer, @Value("${orders.confirmations-queue}") String queue) {
+        return OutboxJobHandler.of(
+                "send-confirmation", OrderPlaced.class, queue, (order, context) -> mailer.sendConfirmation(order));
     }
     // end-snippet
 }

@@ -19,7 +19,9 @@ public class OrderRoutes {
     @Bean
     Routes confirmationRoutes(@Value("${orders.confirmations-queue}") String queue) {
         return Routes.builder()
-                .route("boot.order.placed", Route.job("send-confirmation", queue, RetrySchedule.seconds(5, 30, 120), Duration.ofMinutes(5)))
+                .route(
+                        "boot.order.placed",
+                        Route.job("send-confirmation", queue, RetrySchedule.seconds(5, 30, 120), Duration.ofMinutes(5)))
                 .build();
     }
 }

@@ -24,7 +24,10 @@ public class OrderService {
     // snippet:boot-sample-place
     @Transactional
     public void place(String orderId, String email) {
-        dsl.insertInto(table("orders")).set(field("id"), orderId).set(field("email"), email).execute();
+        dsl.insertInto(table("orders"))
+                .set(field("id"), orderId)
+                .set(field("email"), email)
+                .execute();
         outbox.record(dsl, new OrderPlaced(orderId, email));
     }
     // end-snippet

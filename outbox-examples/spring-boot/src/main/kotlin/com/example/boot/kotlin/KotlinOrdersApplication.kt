@@ -5,6 +5,7 @@ import dev.outbox.api.EventType
 import dev.outbox.api.Outbox
 import dev.outbox.kotlin.KotlinEventSerializer
 import dev.outbox.spring.boot.autoconfigure.OutboxJobHandler
+import java.util.concurrent.CopyOnWriteArrayList
 import org.jooq.DSLContext
 import org.jooq.impl.DSL.field
 import org.jooq.impl.DSL.table
@@ -15,18 +16,24 @@ import org.springframework.context.annotation.Bean
 import org.springframework.stereotype.Component
 import org.springframework.stereotype.Service
 import org.springframework.transaction.annotation.Transactional
-import java.util.concurrent.CopyOnWriteArrayList
 
 /** The Java sample's orders service, in Kotlin: the same starter, the same beans. */
 @SpringBootApplication(proxyBeanMethods = false)
 open class KotlinOrdersApplication {
-    /** Data classes are read through their constructor: the recording side and the worker both use it. */
-    @Bean
-    fun eventSerializer(): EventSerializer = KotlinEventSerializer
+    /**
+     * Data classes are read through their constructor: the recording side and the worker both use
+     * it.
+     */
+    @Bean fun eventSerializer(): EventSerializer = KotlinEventSerializer
 
     @Bean
-    fun sendConfirmation(mailer: KotlinMailer, @Value("\${orders.confirmations-queue}") queue: String) =
-        OutboxJobHandler.of("send-confirmation", KotlinOrderPlaced::class.java, queue) { order, _ -> mailer.send(order) }
+    fun sendConfirmation(
+        mailer: KotlinMailer,
+        @Value("\${orders.confirmations-queue}") queue: String,
+    ) =
+        OutboxJobHandler.of("send-confirmation", KotlinOrderPlaced::class.java, queue) { order, _ ->
+            mailer.send(order)
+        }
 }
 
 fun main(args: Array<String>) {
@@ -34,14 +41,24 @@ fun main(args: Array<String>) {
 }
 
 @EventType("boot.kotlin.order.placed")
-data class KotlinOrderPlaced(val orderId: String, val email: String, val lines: List<String> = emptyList())
+data class KotlinOrderPlaced(
+    val orderId: String,
+    val email: String,
+    val lines: List<String> = emptyList(),
+)
 
-/** Open, as Spring's transaction proxy needs (the kotlin-spring compiler plugin would do it for every @Service). */
+/**
+ * Open, as Spring's transaction proxy needs (the kotlin-spring compiler plugin would do it for
+ * every @Service).
+ */
 @Service
 open class KotlinOrderService(private val dsl: DSLContext, private val outbox: Outbox) {
     @Transactional
     open fun place(orderId: String, email: String, lines: List<String> = emptyList()) {
-        dsl.insertInto(table("orders")).set(field("id"), orderId).set(field("email"), email).execute()
+        dsl.insertInto(table("orders"))
+            .set(field("id"), orderId)
+            .set(field("email"), email)
+            .execute()
         outbox.record(dsl, KotlinOrderPlaced(orderId, email, lines))
     }
 }

@@ -53,16 +53,22 @@ public final class BootBench {
         String what = args.length > 0 ? args[0] : "";
         switch (what) {
             case "startup" -> startup(args.length > 1 ? Integer.parseInt(args[1]) : 5);
-            case "record" -> record(args.length > 1 ? Integer.parseInt(args[1]) : 3, args.length > 2 ? Integer.parseInt(args[2]) : 10);
+            case "record" ->
+                record(
+                        args.length > 1 ? Integer.parseInt(args[1]) : 3,
+                        args.length > 2 ? Integer.parseInt(args[2]) : 10);
             case "start-once" -> startOnce(args[1], args[2]);
-            default -> throw new IllegalArgumentException("first argument: startup [runs] | record [rounds] [seconds], not '" + what + "'");
+            default ->
+                throw new IllegalArgumentException(
+                        "first argument: startup [runs] | record [rounds] [seconds], not '" + what + "'");
         }
     }
 
     private static List<String> properties(String schema, boolean outbox) {
         TestPostgres pg = TestPostgres.get();
         List<String> p = new ArrayList<>(List.of(
-                "spring.datasource.url=" + pg.jdbcUrl() + (pg.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema,
+                "spring.datasource.url=" + pg.jdbcUrl() + (pg.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema="
+                        + schema,
                 "spring.datasource.username=" + pg.user(),
                 "spring.datasource.password=" + pg.password(),
                 "spring.flyway.default-schema=" + schema,
@@ -90,19 +96,34 @@ public final class BootBench {
     private static void startOnce(String variant, String schema) throws Exception {
         boolean outbox = variant.equals("starter");
         Class<?> app = outbox ? OrdersApplication.class : PlainApplication.class;
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties(properties(schema, outbox).toArray(String[]::new)).run();
-        long ms = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
-        long rss = Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("VmRSS:"))
-                .map(l -> Long.parseLong(l.replaceAll("\\D", ""))).findFirst().orElse(-1L);
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(app)
+                .web(WebApplicationType.NONE)
+                .properties(properties(schema, outbox).toArray(String[]::new))
+                .run();
+        long ms = System.currentTimeMillis()
+                - ManagementFactory.getRuntimeMXBean().getStartTime();
+        long rss = Files.readAllLines(Path.of("/proc/self/status")).stream()
+                .filter(l -> l.startsWith("VmRSS:"))
+                .map(l -> Long.parseLong(l.replaceAll("\\D", "")))
+                .findFirst()
+                .orElse(-1L);
         System.out.println("READY " + ms + " " + rss);
         context.close();
     }
 
     private static long[] spawn(String variant, String schema) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"), BootBench.class.getName(),
-                "start-once", variant, schema).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        java,
+                        "-Xmx512m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        BootBench.class.getName(),
+                        "start-once",
+                        variant,
+                        schema)
+                .redirectErrorStream(true)
+                .start();
         long[] result = null;
         StringBuilder out = new StringBuilder();
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
@@ -143,9 +164,17 @@ public final class BootBench {
         }
         long plainMs = median(results.get(0), 0), starterMs = median(results.get(1), 0);
         long plainRss = median(results.get(0), 1), starterRss = median(results.get(1), 1);
-        System.out.printf("median of %d: plain %d ms %d kB; starter %d ms %d kB; starter/plain: startup %.2f x (+%d ms), RSS %.2f x (+%d MB)%n",
-                runs, plainMs, plainRss, starterMs, starterRss, (double) starterMs / plainMs, starterMs - plainMs,
-                (double) starterRss / plainRss, (starterRss - plainRss) / 1024);
+        System.out.printf(
+                "median of %d: plain %d ms %d kB; starter %d ms %d kB; starter/plain: startup %.2f x (+%d ms), RSS %.2f x (+%d MB)%n",
+                runs,
+                plainMs,
+                plainRss,
+                starterMs,
+                starterRss,
+                (double) starterMs / plainMs,
+                starterMs - plainMs,
+                (double) starterRss / plainRss,
+                (starterRss - plainRss) / 1024);
     }
 
     private static long median(List<long[]> rows, int column) {
@@ -166,7 +195,8 @@ public final class BootBench {
         List<String> props = new ArrayList<>(properties(schema, true));
         props.add("outbox.worker.enabled=false");
         ConfigurableApplicationContext context = new SpringApplicationBuilder(OrdersApplication.class)
-                .web(WebApplicationType.NONE).properties(props.toArray(String[]::new))
+                .web(WebApplicationType.NONE)
+                .properties(props.toArray(String[]::new))
                 .initializers(c -> ((org.springframework.context.support.GenericApplicationContext) c)
                         .registerBean(BenchRecorder.class))
                 .run();
@@ -184,14 +214,18 @@ public final class BootBench {
                 boolean springFirst = round % 2 == 0;
                 for (int i = 0; i < 2; i++) {
                     boolean isSpring = springFirst == (i == 0);
-                    double rate = measure(isSpring ? "@Transactional" : "jOOQ transaction {}", isSpring ? viaSpring : viaJooq, seconds);
+                    double rate = measure(
+                            isSpring ? "@Transactional" : "jOOQ transaction {}",
+                            isSpring ? viaSpring : viaJooq,
+                            seconds);
                     (isSpring ? springRates : jooqRates).add(rate);
                 }
             }
             Collections.sort(springRates);
             Collections.sort(jooqRates);
             double s = springRates.get(rounds / 2), j = jooqRates.get(rounds / 2);
-            System.out.printf("median of %d rounds of %d s, 4 threads: @Transactional %.0f events/s, jOOQ transaction {} %.0f events/s: %.2f x%n",
+            System.out.printf(
+                    "median of %d rounds of %d s, 4 threads: @Transactional %.0f events/s, jOOQ transaction {} %.0f events/s: %.2f x%n",
                     rounds, seconds, s, j, s / j);
         } finally {
             context.close();

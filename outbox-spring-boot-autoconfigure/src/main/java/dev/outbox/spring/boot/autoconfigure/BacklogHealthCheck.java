@@ -46,10 +46,22 @@ final class BacklogHealthCheck implements OutboxHealthCheck {
         Map<String, @Nullable Object> details = new LinkedHashMap<>();
         details.put("oldestReadySeconds", oldest == null ? null : oldest.toMillis() / 1000.0);
         details.put("thresholdSeconds", threshold.toMillis() / 1000.0);
-        details.put("pending", status.queues().stream().mapToLong(OutboxStatus.Queue::pending).sum());
-        details.put("readyPending", status.queues().stream().mapToLong(OutboxStatus.Queue::readyPending).sum());
-        details.put("dispatched", status.queues().stream().mapToLong(OutboxStatus.Queue::dispatched).sum());
-        details.put("failed", status.queues().stream().mapToLong(OutboxStatus.Queue::failed).sum());
+        details.put(
+                "pending",
+                status.queues().stream().mapToLong(OutboxStatus.Queue::pending).sum());
+        details.put(
+                "readyPending",
+                status.queues().stream()
+                        .mapToLong(OutboxStatus.Queue::readyPending)
+                        .sum());
+        details.put(
+                "dispatched",
+                status.queues().stream()
+                        .mapToLong(OutboxStatus.Queue::dispatched)
+                        .sum());
+        details.put(
+                "failed",
+                status.queues().stream().mapToLong(OutboxStatus.Queue::failed).sum());
         details.put("unroutedEvents", status.unroutedEvents());
         details.put("blockedKeys", status.blockedKeyCount());
         return new Result(oldest == null || oldest.compareTo(threshold) <= 0, details);

@@ -52,7 +52,9 @@ final class BrokerConnection {
             factory = AmqpFactories.of(AmqpAddress.parse(uri, "outbox." + part + ".uri"));
         } else {
             AmqpAddress address = fromBoot(part, binder);
-            factory = AmqpFactories.of(address, tls(address.tls(), binder, bundles),
+            factory = AmqpFactories.of(
+                    address,
+                    tls(address.tls(), binder, bundles),
                     binder.bind(SSL + "verify-hostname", Boolean.class).orElse(true));
         }
         factory.setAutomaticRecoveryEnabled(true);
@@ -72,41 +74,57 @@ final class BrokerConnection {
         for (String store : List.of("key-store", "trust-store")) {
             for (String companion : List.of("-password", "-type", "-algorithm")) {
                 if (text(binder, SSL + store) == null && text(binder, SSL + store + companion) != null) {
-                    throw refused(SSL + store + companion, "is set but " + SSL + store + " is not: name the store it is for");
+                    throw refused(
+                            SSL + store + companion, "is set but " + SSL + store + " is not: name the store it is for");
                 }
             }
         }
-        String stray = keyStore != null ? SSL + "key-store" : trustStore != null ? SSL + "trust-store" : algorithm != null ? ALGORITHM : null;
+        String stray = keyStore != null
+                ? SSL + "key-store"
+                : trustStore != null ? SSL + "trust-store" : algorithm != null ? ALGORITHM : null;
         if (!on) {
             if (stray != null || bundle != null) {
-                throw refused(stray != null ? stray : BUNDLE, "is set but the connection is not TLS: set " + SSL
-                        + "enabled=true, or an amqps:// address in " + RABBIT + "addresses");
+                throw refused(
+                        stray != null ? stray : BUNDLE,
+                        "is set but the connection is not TLS: set " + SSL + "enabled=true, or an amqps:// address in "
+                                + RABBIT + "addresses");
             }
             return null;
         }
         if (!binder.bind(SSL + "validate-server-certificate", Boolean.class).orElse(true)) {
-            throw refused(SSL + "validate-server-certificate", "is false, but the outbox always checks the broker's certificate:"
-                    + " trust a private CA through " + SSL + "trust-store or " + BUNDLE);
+            throw refused(
+                    SSL + "validate-server-certificate",
+                    "is false, but the outbox always checks the broker's certificate:" + " trust a private CA through "
+                            + SSL + "trust-store or " + BUNDLE);
         }
         if (bundle != null) {
             if (stray != null) {
-                throw refused(BUNDLE, "and " + stray + " are both set: the bundle holds the stores and the protocol, set them there");
+                throw refused(
+                        BUNDLE,
+                        "and " + stray + " are both set: the bundle holds the stores and the protocol, set them there");
             }
             if (bundles == null) {
-                throw refused(BUNDLE, "is set but the application has no SSL bundles (Boot's SslAutoConfiguration is off)");
+                throw refused(
+                        BUNDLE, "is set but the application has no SSL bundles (Boot's SslAutoConfiguration is off)");
             }
             try {
                 return bundles.getBundle(bundle).createSslContext();
             } catch (NoSuchSslBundleException e) {
-                throw refused(BUNDLE, "names no SSL bundle: '" + LogText.of(bundle) + "' is not defined under spring.ssl.bundle.jks.*"
-                        + " or spring.ssl.bundle.pem.*");
+                throw refused(
+                        BUNDLE,
+                        "names no SSL bundle: '" + LogText.of(bundle) + "' is not defined under spring.ssl.bundle.jks.*"
+                                + " or spring.ssl.bundle.pem.*");
             }
         }
         if (stray == null) {
             return null;
         }
         try {
-            return TlsStores.context(store(binder, "trust-store", trustStore), store(binder, "key-store", keyStore), algorithm, ALGORITHM);
+            return TlsStores.context(
+                    store(binder, "trust-store", trustStore),
+                    store(binder, "key-store", keyStore),
+                    algorithm,
+                    ALGORITHM);
         } catch (OutboxPropertyException e) {
             throw e; // a missing password
         } catch (IllegalArgumentException e) {
@@ -124,24 +142,34 @@ final class BrokerConnection {
         String setting = SSL + name;
         String type = text(binder, setting + "-type");
         if (type != null && !List.of("PKCS12", "JKS").contains(type.toUpperCase(Locale.ROOT))) {
-            throw refused(setting + "-type", "'" + LogText.of(type) + "' is not read here: the outbox reads PKCS12 and JKS stores"
-                    + " (others, PEM too, through " + BUNDLE + ")");
+            throw refused(
+                    setting + "-type",
+                    "'" + LogText.of(type) + "' is not read here: the outbox reads PKCS12 and JKS stores"
+                            + " (others, PEM too, through " + BUNDLE + ")");
         }
         String path;
         try {
             path = ResourceUtils.getFile(location).getPath();
         } catch (FileNotFoundException e) {
-            throw refused(setting, LogText.of(location) + " is not a file (a store inside a jar is not read here: name a file,"
-                    + " or use " + BUNDLE + ")");
+            throw refused(
+                    setting,
+                    LogText.of(location) + " is not a file (a store inside a jar is not read here: name a file,"
+                            + " or use " + BUNDLE + ")");
         }
         String passwordSetting = setting + "-password";
-        return new TlsStores.Store(setting, path, passwordSetting, () -> {
-            String password = text(binder, passwordSetting);
-            if (password == null) {
-                throw refused(passwordSetting, "is required with " + setting + ": the store's password");
-            }
-            return password;
-        }, text(binder, setting + "-algorithm"), setting + "-algorithm");
+        return new TlsStores.Store(
+                setting,
+                path,
+                passwordSetting,
+                () -> {
+                    String password = text(binder, passwordSetting);
+                    if (password == null) {
+                        throw refused(passwordSetting, "is required with " + setting + ": the store's password");
+                    }
+                    return password;
+                },
+                text(binder, setting + "-algorithm"),
+                setting + "-algorithm");
     }
 
     private static @Nullable String text(Binder binder, String property) {
@@ -155,24 +183,37 @@ final class BrokerConnection {
 
     /** The address of {@code spring.rabbitmq.*}; a problem names the property. */
     static AmqpAddress fromBoot(String part, Binder binder) {
-        boolean tls = binder.bind(SSL + "enabled", Boolean.class).orElse(false) || text(binder, BUNDLE) != null; // Boot: a bundle turns TLS on
+        boolean tls = binder.bind(SSL + "enabled", Boolean.class).orElse(false)
+                || text(binder, BUNDLE) != null; // Boot: a bundle turns TLS on
         String host = binder.bind(RABBIT + "host", String.class).orElse("localhost");
         Integer port = binder.bind(RABBIT + "port", Integer.class).orElse(null);
         String username = binder.bind(RABBIT + "username", String.class).orElse("guest");
         String password = binder.bind(RABBIT + "password", String.class).orElse("guest");
         String virtualHost = binder.bind(RABBIT + "virtual-host", String.class).orElse("/");
-        List<String> addresses = binder.bind(RABBIT + "addresses", Bindable.listOf(String.class)).orElse(List.of());
+        List<String> addresses =
+                binder.bind(RABBIT + "addresses", Bindable.listOf(String.class)).orElse(List.of());
         if (addresses.size() > 1) {
-            throw new IllegalArgumentException(RABBIT + "addresses: the outbox " + part + " connects to one broker address, got "
-                    + addresses.size() + "; name one, or set outbox." + part + ".uri");
+            throw new IllegalArgumentException(
+                    RABBIT + "addresses: the outbox " + part + " connects to one broker address, got "
+                            + addresses.size() + "; name one, or set outbox." + part + ".uri");
         }
         if (addresses.size() == 1) {
             String address = addresses.get(0).trim();
             if (address.startsWith("amqp://") || address.startsWith("amqps://")) {
                 AmqpAddress parsed = AmqpAddress.parse(address, RABBIT + "addresses");
                 // Boot: what the address leaves out comes from the other keys
-                return parsed.username() != null ? parsed : new AmqpAddress(parsed.tls(), parsed.host(), parsed.port(),
-                        username, password, parsed.virtualHost(), null, null, null);
+                return parsed.username() != null
+                        ? parsed
+                        : new AmqpAddress(
+                                parsed.tls(),
+                                parsed.host(),
+                                parsed.port(),
+                                username,
+                                password,
+                                parsed.virtualHost(),
+                                null,
+                                null,
+                                null);
             }
             int colon = address.lastIndexOf(':');
             host = colon < 0 ? address : address.substring(0, colon);
@@ -180,9 +221,19 @@ final class BrokerConnection {
         }
         int resolvedPort = port != null ? port : (tls ? 5671 : 5672);
         if (host.isBlank() || resolvedPort < 1 || resolvedPort > 65_535) {
-            throw new IllegalArgumentException(RABBIT + (host.isBlank() ? "host must not be blank" : "port must be 1..65535, got " + resolvedPort));
+            throw new IllegalArgumentException(RABBIT
+                    + (host.isBlank() ? "host must not be blank" : "port must be 1..65535, got " + resolvedPort));
         }
-        return new AmqpAddress(tls, host, resolvedPort, username, password, virtualHost.isEmpty() ? "/" : virtualHost, null, null, null);
+        return new AmqpAddress(
+                tls,
+                host,
+                resolvedPort,
+                username,
+                password,
+                virtualHost.isEmpty() ? "/" : virtualHost,
+                null,
+                null,
+                null);
     }
 
     private static int parsePort(String text, String property) {

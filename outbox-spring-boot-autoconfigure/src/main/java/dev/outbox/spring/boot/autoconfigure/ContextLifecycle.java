@@ -46,13 +46,15 @@ abstract class ContextLifecycle implements SmartLifecycle {
 
     @Override
     public final void stop(Runnable callback) {
-        Thread closing = new Thread(() -> {
-            try {
-                stop();
-            } finally {
-                callback.run();
-            }
-        }, stopThread);
+        Thread closing = new Thread(
+                () -> {
+                    try {
+                        stop();
+                    } finally {
+                        callback.run();
+                    }
+                },
+                stopThread);
         closing.start();
     }
 

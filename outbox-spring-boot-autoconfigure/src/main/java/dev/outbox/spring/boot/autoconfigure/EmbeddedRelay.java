@@ -32,7 +32,11 @@ final class EmbeddedRelay {
     private EmbeddedRelay() {}
 
     /** The builder of the embedded relay, checked but for the meters ({@link #build}). */
-    static OutboxRelay.Builder builder(DataSource dataSource, OutboxProperties properties, Map<String, Routes> routeBeans, Binder binder,
+    static OutboxRelay.Builder builder(
+            DataSource dataSource,
+            OutboxProperties properties,
+            Map<String, Routes> routeBeans,
+            Binder binder,
             @Nullable SslBundles bundles) {
         OutboxProperties.Relay settings = properties.getRelay();
         OutboxRelay.Builder builder = OutboxRelay.builder()
@@ -68,7 +72,8 @@ final class EmbeddedRelay {
                 throw e;
             }
             String property = property(field.group(1));
-            throw new OutboxPropertyException(property, FIELD.matcher(message).replaceAll(m -> property(m.group(1))), e);
+            throw new OutboxPropertyException(
+                    property, FIELD.matcher(message).replaceAll(m -> property(m.group(1))), e);
         }
     }
 
@@ -98,8 +103,9 @@ final class EmbeddedRelay {
             any |= add(all, bean.getValue(), "the Routes bean '" + bean.getKey() + "'");
         }
         if (!any) {
-            throw new OutboxPropertyException(ENABLED, ENABLED + "=true, but the relay has no routes: set " + ROUTES_FILE
-                    + " or declare a Routes bean");
+            throw new OutboxPropertyException(
+                    ENABLED,
+                    ENABLED + "=true, but the relay has no routes: set " + ROUTES_FILE + " or declare a Routes bean");
         }
         return all.build();
     }
@@ -110,8 +116,10 @@ final class EmbeddedRelay {
             try {
                 all.route(eventType, list);
             } catch (InvalidRouteException e) {
-                throw new OutboxPropertyException(source.startsWith(ROUTES_FILE) ? ROUTES_FILE : ENABLED,
-                        source + ": " + e.getMessage() + " (the routes file and the Routes beans together)", e);
+                throw new OutboxPropertyException(
+                        source.startsWith(ROUTES_FILE) ? ROUTES_FILE : ENABLED,
+                        source + ": " + e.getMessage() + " (the routes file and the Routes beans together)",
+                        e);
             }
         }
         return !routes.eventTypes().isEmpty();
@@ -121,8 +129,10 @@ final class EmbeddedRelay {
         try {
             return QueueType.valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new OutboxPropertyException("outbox.relay.queue-type", "outbox.relay.queue-type must be classic or quorum, got '"
-                    + LogText.of(value) + "'", e);
+            throw new OutboxPropertyException(
+                    "outbox.relay.queue-type",
+                    "outbox.relay.queue-type must be classic or quorum, got '" + LogText.of(value) + "'",
+                    e);
         }
     }
 }

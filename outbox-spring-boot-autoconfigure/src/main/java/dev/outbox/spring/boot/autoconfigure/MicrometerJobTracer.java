@@ -24,15 +24,15 @@ final class MicrometerJobTracer implements JobTracer {
 
     @Override
     public JobTracer.JobSpan start(JobContext job) {
-        Span.Builder builder = tracer.spanBuilder().name("process " + job.queue()).kind(Span.Kind.CONSUMER);
+        Span.Builder builder =
+                tracer.spanBuilder().name("process " + job.queue()).kind(Span.Kind.CONSUMER);
         io.micrometer.tracing.@Nullable TraceContext parent = MicrometerTracing.parent(tracer, job.traceparent());
         if (parent != null) {
             builder.setParent(parent);
         } else {
             builder.setNoParent();
         }
-        Span span = builder
-                .tag("messaging.system", "rabbitmq")
+        Span span = builder.tag("messaging.system", "rabbitmq")
                 .tag("messaging.operation.name", "process")
                 .tag("messaging.operation.type", "process")
                 .tag("messaging.destination.name", job.queue())

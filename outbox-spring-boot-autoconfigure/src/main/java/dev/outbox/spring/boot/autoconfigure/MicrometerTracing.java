@@ -20,7 +20,9 @@ import org.jspecify.annotations.Nullable;
 final class MicrometerTracing {
 
     /** version-traceid-parentid-flags, as recording stores it ({@code NewEvent}'s rule); version ff is invalid. */
-    private static final Pattern TRACEPARENT = Pattern.compile("(?!ff)[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})");
+    private static final Pattern TRACEPARENT =
+            Pattern.compile("(?!ff)[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})");
+
     private static final Pattern HEX = Pattern.compile("[0-9a-f]+");
     private static final String NO_TRACE = "0".repeat(32);
     private static final String NO_SPAN = "0".repeat(16);
@@ -40,11 +42,16 @@ final class MicrometerTracing {
             if (traceId.length() == 16) {
                 traceId = "0".repeat(16) + traceId; // a 64-bit trace id, widened as W3C says
             }
-            if (traceId.length() != 32 || spanId.length() != 16 || !HEX.matcher(traceId).matches() || !HEX.matcher(spanId).matches()
-                    || traceId.equals(NO_TRACE) || spanId.equals(NO_SPAN)) {
+            if (traceId.length() != 32
+                    || spanId.length() != 16
+                    || !HEX.matcher(traceId).matches()
+                    || !HEX.matcher(spanId).matches()
+                    || traceId.equals(NO_TRACE)
+                    || spanId.equals(NO_SPAN)) {
                 return null; // a no-op or invalid span: no trace to continue
             }
-            return new TraceContext.Headers("00-" + traceId + "-" + spanId + (Boolean.TRUE.equals(ids.sampled()) ? "-01" : "-00"), null);
+            return new TraceContext.Headers(
+                    "00-" + traceId + "-" + spanId + (Boolean.TRUE.equals(ids.sampled()) ? "-01" : "-00"), null);
         };
     }
 
@@ -58,6 +65,10 @@ final class MicrometerTracing {
             return null;
         }
         boolean sampled = (Integer.parseInt(m.group(3), 16) & 1) == 1;
-        return tracer.traceContextBuilder().traceId(m.group(1)).spanId(m.group(2)).sampled(sampled).build();
+        return tracer.traceContextBuilder()
+                .traceId(m.group(1))
+                .spanId(m.group(2))
+                .sampled(sampled)
+                .build();
     }
 }

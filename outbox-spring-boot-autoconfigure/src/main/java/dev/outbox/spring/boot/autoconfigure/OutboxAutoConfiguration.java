@@ -36,13 +36,15 @@ import org.springframework.core.env.Environment;
  * off when the application declares its own. The classes that moved between Boot 3.5 and 4.0 are
  * named by both names.
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
-        "org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration",
-        "org.springframework.boot.autoconfigure.jooq.JooqAutoConfiguration",
-        "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
-        "org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration"})
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+            "org.springframework.boot.jooq.autoconfigure.JooqAutoConfiguration",
+            "org.springframework.boot.autoconfigure.jooq.JooqAutoConfiguration",
+            "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+            "org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration"
+        })
 @ConditionalOnClass(Outbox.class)
 @EnableConfigurationProperties(OutboxProperties.class)
 public class OutboxAutoConfiguration {
@@ -54,7 +56,9 @@ public class OutboxAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public Outbox outbox(OutboxProperties properties, BeanFactory beans) {
-        return properties.applyTo(OutboxTracing.bind(OutboxMeters.bind(Outbox.builder(), beans), beans)).build();
+        return properties
+                .applyTo(OutboxTracing.bind(OutboxMeters.bind(Outbox.builder(), beans), beans))
+                .build();
     }
 
     /**
@@ -117,10 +121,18 @@ public class OutboxAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        OutboxWorker outboxWorker(ListableBeanFactory beans, DataSource dataSource, OutboxProperties properties,
-                ObjectProvider<EventSerializer> serializer, Environment environment) {
-            OutboxWorker.Builder builder = WorkerSettings.builder(beans, dataSource, properties,
-                    serializer.getIfAvailable(EventSerializer::jackson), Binder.get(environment));
+        OutboxWorker outboxWorker(
+                ListableBeanFactory beans,
+                DataSource dataSource,
+                OutboxProperties properties,
+                ObjectProvider<EventSerializer> serializer,
+                Environment environment) {
+            OutboxWorker.Builder builder = WorkerSettings.builder(
+                    beans,
+                    dataSource,
+                    properties,
+                    serializer.getIfAvailable(EventSerializer::jackson),
+                    Binder.get(environment));
             return OutboxTracing.bind(OutboxMeters.bind(builder, beans), beans).build();
         }
 
@@ -145,9 +157,17 @@ public class OutboxAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        OutboxRelay outboxRelay(ListableBeanFactory beans, DataSource dataSource, OutboxProperties properties, Environment environment) {
-            OutboxRelay.Builder builder = EmbeddedRelay.builder(dataSource, properties, beans.getBeansOfType(Routes.class),
-                    Binder.get(environment), beans.getBeanProvider(SslBundles.class).getIfAvailable());
+        OutboxRelay outboxRelay(
+                ListableBeanFactory beans,
+                DataSource dataSource,
+                OutboxProperties properties,
+                Environment environment) {
+            OutboxRelay.Builder builder = EmbeddedRelay.builder(
+                    dataSource,
+                    properties,
+                    beans.getBeansOfType(Routes.class),
+                    Binder.get(environment),
+                    beans.getBeanProvider(SslBundles.class).getIfAvailable());
             return EmbeddedRelay.build(OutboxMeters.bind(builder, beans));
         }
 
@@ -166,8 +186,10 @@ public class OutboxAutoConfiguration {
 
         @Bean
         Object outboxRelayMissing() {
-            throw new OutboxPropertyException("outbox.relay.enabled", "outbox.relay.enabled=true, but outbox-relay is not on the class path:"
-                    + " add the dependency dev.outbox:outbox-relay (the starter has it)");
+            throw new OutboxPropertyException(
+                    "outbox.relay.enabled",
+                    "outbox.relay.enabled=true, but outbox-relay is not on the class path:"
+                            + " add the dependency dev.outbox:outbox-relay (the starter has it)");
         }
     }
 }

@@ -18,8 +18,13 @@ import org.springframework.context.annotation.Bean;
  * ({@code management.endpoints.web.exposure.include=outbox}).
  */
 @AutoConfiguration(after = OutboxAutoConfiguration.class)
-@ConditionalOnClass(name = {"org.springframework.boot.actuate.endpoint.annotation.Endpoint", "dev.outbox.relay.OutboxStatus",
-        "dev.outbox.admin.OutboxAdmin", "dev.outbox.api.Outbox"})
+@ConditionalOnClass(
+        name = {
+            "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+            "dev.outbox.relay.OutboxStatus",
+            "dev.outbox.admin.OutboxAdmin",
+            "dev.outbox.api.Outbox"
+        })
 @ConditionalOnBean(DataSource.class)
 public class OutboxEndpointAutoConfiguration {
 
@@ -34,7 +39,11 @@ public class OutboxEndpointAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(OutboxEndpoint.class)
     @ConditionalOnAvailableEndpoint
-    @ConditionalOnProperty(prefix = "outbox.endpoint", name = "write-enabled", havingValue = "false", matchIfMissing = true)
+    @ConditionalOnProperty(
+            prefix = "outbox.endpoint",
+            name = "write-enabled",
+            havingValue = "false",
+            matchIfMissing = true)
     OutboxEndpoint outboxEndpoint(DataSource dataSource, OutboxAdmin admin) {
         return new OutboxEndpoint(dataSource, admin);
     }

@@ -23,10 +23,12 @@ public final class OutboxHealth {
         this.checks = List.copyOf(checks);
         Map<String, OutboxHealthCheck> byName = new LinkedHashMap<>();
         for (OutboxHealthCheck check : this.checks) {
-            OutboxHealthCheck other = byName.putIfAbsent(Objects.requireNonNull(check.name(), "OutboxHealthCheck.name"), check);
+            OutboxHealthCheck other =
+                    byName.putIfAbsent(Objects.requireNonNull(check.name(), "OutboxHealthCheck.name"), check);
             if (other != null) {
                 throw new IllegalArgumentException("two outbox health checks are named '" + check.name() + "': "
-                        + other.getClass().getName() + " and " + check.getClass().getName());
+                        + other.getClass().getName() + " and "
+                        + check.getClass().getName());
             }
         }
     }

@@ -31,7 +31,9 @@ public class OutboxHealthAutoConfiguration {
         HealthIndicator outboxHealthIndicator(OutboxHealth health) {
             return () -> {
                 OutboxHealthCheck.Result result = health.check();
-                return (result.up() ? Health.up() : Health.down()).withDetails(result.details()).build();
+                return (result.up() ? Health.up() : Health.down())
+                        .withDetails(result.details())
+                        .build();
             };
         }
     }

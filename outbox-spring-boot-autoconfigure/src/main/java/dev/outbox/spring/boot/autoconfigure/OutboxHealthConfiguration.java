@@ -35,7 +35,10 @@ public class OutboxHealthConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "outboxBacklogHealthCheck")
         OutboxHealthCheck outboxBacklogHealthCheck(DataSource dataSource, OutboxProperties properties) {
-            return new BacklogHealthCheck(dataSource, properties.tables(), properties.getHealth().getBacklogAgeThreshold(),
+            return new BacklogHealthCheck(
+                    dataSource,
+                    properties.tables(),
+                    properties.getHealth().getBacklogAgeThreshold(),
                     Clock.systemUTC());
         }
     }

@@ -16,8 +16,8 @@ import org.springframework.util.ClassUtils;
  */
 final class OutboxMeters {
 
-    private static final boolean MICROMETER = ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry",
-            OutboxMeters.class.getClassLoader());
+    private static final boolean MICROMETER =
+            ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry", OutboxMeters.class.getClassLoader());
 
     private OutboxMeters() {}
 

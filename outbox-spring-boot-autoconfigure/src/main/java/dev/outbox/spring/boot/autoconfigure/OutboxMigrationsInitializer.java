@@ -35,10 +35,17 @@ public final class OutboxMigrationsInitializer implements InitializingBean {
     public void afterPropertiesSet() {
         MigrateResult result = OutboxMigrations.migrate(dataSource, tables);
         if (result.migrationsExecuted > 0) {
-            log.info("outbox: schema '{}' was behind, applied {} outbox migration(s) up to version {} (history table {})",
-                    tables.schema(), result.migrationsExecuted, result.targetSchemaVersion, OutboxMigrations.HISTORY_TABLE);
+            log.info(
+                    "outbox: schema '{}' was behind, applied {} outbox migration(s) up to version {} (history table {})",
+                    tables.schema(),
+                    result.migrationsExecuted,
+                    result.targetSchemaVersion,
+                    OutboxMigrations.HISTORY_TABLE);
         } else {
-            log.info("outbox: schema '{}' is up to date (history table {})", tables.schema(), OutboxMigrations.HISTORY_TABLE);
+            log.info(
+                    "outbox: schema '{}' is up to date (history table {})",
+                    tables.schema(),
+                    OutboxMigrations.HISTORY_TABLE);
         }
     }
 }

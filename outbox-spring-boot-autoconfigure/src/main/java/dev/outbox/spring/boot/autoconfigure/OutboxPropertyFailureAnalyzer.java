@@ -12,9 +12,12 @@ final class OutboxPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Outbox
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, OutboxPropertyException cause) {
-        return new FailureAnalysis("The outbox could not start: the property '" + cause.property() + "' is not valid.\n\n    "
-                + cause.getMessage(),
-                "Update '" + cause.property() + "' in the application's configuration (docs/spring-boot.md lists every outbox.*"
-                        + " property and its values).", cause);
+        return new FailureAnalysis(
+                "The outbox could not start: the property '" + cause.property() + "' is not valid.\n\n    "
+                        + cause.getMessage(),
+                "Update '" + cause.property()
+                        + "' in the application's configuration (docs/spring-boot.md lists every outbox.*"
+                        + " property and its values).",
+                cause);
     }
 }

@@ -33,8 +33,10 @@ public final class OutboxTablesVerifier implements InitializingBean {
         } catch (DatabaseUnavailableException e) {
             throw e; // not a question of the tables
         } catch (RelayException e) {
-            throw new IllegalStateException(PROPERTY + "=false, and " + e.getMessage() + "; with " + PROPERTY
-                    + "=true the application runs the outbox migrations at startup", e);
+            throw new IllegalStateException(
+                    PROPERTY + "=false, and " + e.getMessage() + "; with " + PROPERTY
+                            + "=true the application runs the outbox migrations at startup",
+                    e);
         }
     }
 }

@@ -47,7 +47,8 @@ final class OutboxTracing {
         }
 
         static OutboxWorker.Builder bind(OutboxWorker.Builder builder, BeanFactory beans) {
-            return builder.openTelemetry(beans.getBeanProvider(OpenTelemetry.class).getObject());
+            return builder.openTelemetry(
+                    beans.getBeanProvider(OpenTelemetry.class).getObject());
         }
     }
 

@@ -49,8 +49,10 @@ public class OutboxWritableEndpoint extends OutboxEndpoint {
      *     a filter with {@code all}, or a bad id or reason
      */
     @WriteOperation
-    @SuppressWarnings("deprecation") // org.springframework.lang.Nullable: deprecated in Spring 7, the only one Boot 3.5 reads
-    public Map<String, Object> requeue(@Selector String command,
+    @SuppressWarnings(
+            "deprecation") // org.springframework.lang.Nullable: deprecated in Spring 7, the only one Boot 3.5 reads
+    public Map<String, Object> requeue(
+            @Selector String command,
             @org.springframework.lang.Nullable @Nullable String ids,
             @org.springframework.lang.Nullable @Nullable String eventIds,
             @org.springframework.lang.Nullable @Nullable String queue,
@@ -61,19 +63,27 @@ public class OutboxWritableEndpoint extends OutboxEndpoint {
             @org.springframework.lang.Nullable @Nullable Boolean all,
             @org.springframework.lang.Nullable @Nullable Boolean dryRun) {
         if (!REQUEUE.equals(command)) {
-            throw new InvalidEndpointRequestException("unknown command '" + LogText.of(command) + "': the outbox endpoint's command is "
-                    + REQUEUE, "unknown command");
+            throw new InvalidEndpointRequestException(
+                    "unknown command '" + LogText.of(command) + "': the outbox endpoint's command is " + REQUEUE,
+                    "unknown command");
         }
         FailedFilter filter;
         try {
-            filter = FailedFilter.all().queue(queue).exchange(exchange).jobType(jobType).eventType(eventType).reason(reason)
-                    .deliveryIds(uuids("ids", ids)).eventIds(uuids("eventIds", eventIds));
+            filter = FailedFilter.all()
+                    .queue(queue)
+                    .exchange(exchange)
+                    .jobType(jobType)
+                    .eventType(eventType)
+                    .reason(reason)
+                    .deliveryIds(uuids("ids", ids))
+                    .eventIds(uuids("eventIds", eventIds));
         } catch (IllegalArgumentException e) {
             throw new InvalidEndpointRequestException(String.valueOf(e.getMessage()), "bad filter");
         }
         boolean every = Boolean.TRUE.equals(all);
         if (filter.isAll() && !every) {
-            throw new InvalidEndpointRequestException("give a filter (ids, queue, reason, ...) or \"all\": true to requeue every failed delivery",
+            throw new InvalidEndpointRequestException(
+                    "give a filter (ids, queue, reason, ...) or \"all\": true to requeue every failed delivery",
                     "no filter");
         }
         if (!filter.isAll() && every) {
@@ -85,7 +95,11 @@ public class OutboxWritableEndpoint extends OutboxEndpoint {
         m.put("dryRun", result.dryRun());
         m.put("deliveries", result.deliveries());
         m.put("events", result.events());
-        m.put("skipped", result.skipped().stream().map(s -> Map.of("id", s.id().toString(), "state", s.state())).toList());
+        m.put(
+                "skipped",
+                result.skipped().stream()
+                        .map(s -> Map.of("id", s.id().toString(), "state", s.state()))
+                        .toList());
         return m;
     }
 

@@ -22,17 +22,26 @@ final class WorkerSettings {
     static final String TIMEOUT_PER_SHUTDOWN_PHASE = "spring.lifecycle.timeout-per-shutdown-phase";
     /** Boot's default of {@value #TIMEOUT_PER_SHUTDOWN_PHASE}. */
     static final Duration DEFAULT_SHUTDOWN_PHASE = Duration.ofSeconds(30);
+
     private static final Duration RESERVE = Duration.ofSeconds(5);
 
     private WorkerSettings() {}
 
     /** The builder of a worker for the handler beans of {@code beans}, checked but for the meters. */
-    static OutboxWorker.Builder builder(ListableBeanFactory beans, DataSource dataSource, OutboxProperties properties,
-            EventSerializer serializer, Binder binder) {
+    static OutboxWorker.Builder builder(
+            ListableBeanFactory beans,
+            DataSource dataSource,
+            OutboxProperties properties,
+            EventSerializer serializer,
+            Binder binder) {
         OutboxProperties.Worker settings = properties.getWorker();
         OutboxWorker.Builder builder = OutboxWorker.builder()
                 .dataSource(dataSource)
-                .connectionFactory(BrokerConnection.of("worker", settings.getUri(), binder, beans.getBeanProvider(SslBundles.class).getIfAvailable()))
+                .connectionFactory(BrokerConnection.of(
+                        "worker",
+                        settings.getUri(),
+                        binder,
+                        beans.getBeanProvider(SslBundles.class).getIfAvailable()))
                 .tables(properties.tables())
                 .serializer(serializer)
                 .name(settings.getName())
@@ -45,8 +54,8 @@ final class WorkerSettings {
             OutboxJobHandler<?> handler = (OutboxJobHandler<?>) bean.getValue();
             String other = beanOfJobType.putIfAbsent(handler.jobType(), bean.getKey());
             if (other != null) {
-                throw new IllegalStateException("job type '" + handler.jobType() + "' has two handler beans, '" + other + "' and '"
-                        + bean.getKey() + "': one job type has one handler");
+                throw new IllegalStateException("job type '" + handler.jobType() + "' has two handler beans, '" + other
+                        + "' and '" + bean.getKey() + "': one job type has one handler");
             }
             register(builder, handler);
             queues.computeIfAbsent(handler.queue(), queue -> queueSettings(settings, queue));
@@ -79,9 +88,12 @@ final class WorkerSettings {
             return QueueSettings.of(concurrency, prefetch);
         } catch (IllegalArgumentException e) {
             // the worker's own rules, told with the names of the properties that set the values
-            String message = String.valueOf(e.getMessage()).replace("QueueSettings.concurrency", concurrencyProperty)
-                    .replace("QueueSettings.prefetch", prefetchProperty).replace("the concurrency", concurrencyProperty);
-            throw new OutboxPropertyException(message.contains(concurrencyProperty) ? concurrencyProperty : prefetchProperty, message, e);
+            String message = String.valueOf(e.getMessage())
+                    .replace("QueueSettings.concurrency", concurrencyProperty)
+                    .replace("QueueSettings.prefetch", prefetchProperty)
+                    .replace("the concurrency", concurrencyProperty);
+            throw new OutboxPropertyException(
+                    message.contains(concurrencyProperty) ? concurrencyProperty : prefetchProperty, message, e);
         }
     }
 
@@ -101,8 +113,9 @@ final class WorkerSettings {
             return phase.minus(reserve);
         }
         if (configured.isNegative() || configured.compareTo(phase) >= 0) {
-            throw new IllegalArgumentException("outbox.worker.shutdown-grace (" + configured + ") must be at least 0 and shorter than "
-                    + TIMEOUT_PER_SHUTDOWN_PHASE + " (" + phase + "), or the DataSource may close under the jobs still running");
+            throw new IllegalArgumentException("outbox.worker.shutdown-grace (" + configured
+                    + ") must be at least 0 and shorter than " + TIMEOUT_PER_SHUTDOWN_PHASE + " (" + phase
+                    + "), or the DataSource may close under the jobs still running");
         }
         return configured;
     }

@@ -21,7 +21,9 @@ final class BootApps {
 
     /** Our auto-configurations, those of the jars on the class path: Boot 3.5's health indicator is another module's. */
     static AutoConfigurations outboxAutoConfigurations() {
-        List<Class<?>> classes = new ArrayList<>(List.of(OutboxAutoConfiguration.class, OutboxHealthAutoConfiguration.class,
+        List<Class<?>> classes = new ArrayList<>(List.of(
+                OutboxAutoConfiguration.class,
+                OutboxHealthAutoConfiguration.class,
                 OutboxEndpointAutoConfiguration.class));
         String boot3 = "dev.outbox.spring.boot3.health.OutboxBoot3HealthAutoConfiguration";
         if (ClassUtils.isPresent(boot3, null)) {
@@ -41,10 +43,12 @@ final class BootApps {
         return start(db, app, WebApplicationType.SERVLET, properties.toArray(String[]::new));
     }
 
-    private static ConfigurableApplicationContext start(PostgresSchemaExtension db, Class<?> app, WebApplicationType web, String... extra) {
+    private static ConfigurableApplicationContext start(
+            PostgresSchemaExtension db, Class<?> app, WebApplicationType web, String... extra) {
         TestPostgres pg = db.server();
         List<String> properties = new ArrayList<>(List.of(
-                "spring.datasource.url=" + pg.jdbcUrl() + (pg.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + db.schema(),
+                "spring.datasource.url=" + pg.jdbcUrl() + (pg.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema="
+                        + db.schema(),
                 "spring.datasource.username=" + pg.user(),
                 "spring.datasource.password=" + pg.password(),
                 "spring.flyway.default-schema=" + db.schema(),
@@ -52,7 +56,10 @@ final class BootApps {
                 "spring.main.banner-mode=off",
                 "outbox.schema=" + db.schema()));
         properties.addAll(List.of(extra));
-        return new SpringApplicationBuilder(app).web(web).properties(properties.toArray(String[]::new)).run();
+        return new SpringApplicationBuilder(app)
+                .web(web)
+                .properties(properties.toArray(String[]::new))
+                .run();
     }
 
     /** Boot's own {@code spring.rabbitmq.*} keys for the test broker, then {@code extra}: the worker and the relay read them. */
@@ -70,6 +77,7 @@ final class BootApps {
 
     /** The rows of {@code table} in the test class's schema that match {@code condition}, read outside the application. */
     static int count(PostgresSchemaExtension db, String table, String condition) {
-        return DSL.using(db.dataSource(), SQLDialect.POSTGRES).fetchCount(DSL.table(DSL.name(db.schema(), table)), DSL.condition(condition));
+        return DSL.using(db.dataSource(), SQLDialect.POSTGRES)
+                .fetchCount(DSL.table(DSL.name(db.schema(), table)), DSL.condition(condition));
     }
 }

@@ -83,15 +83,18 @@ class BraveTracingIT {
          * tags, whole): Brave's types stay inside this class, which loads only with Brave there.
          */
         static List<Map<String, String>> finishedNamed(String name) {
-            return finished.stream().filter(span -> name.equals(span.name())).map(span -> {
-                Map<String, String> values = new java.util.HashMap<>(span.tags());
-                values.put("kind", String.valueOf(span.kind()));
-                values.put("traceId", span.traceId());
-                values.put("parentId", String.valueOf(span.parentId()));
-                values.put("id", span.id());
-                values.put("whole", span.toString());
-                return values;
-            }).toList();
+            return finished.stream()
+                    .filter(span -> name.equals(span.name()))
+                    .map(span -> {
+                        Map<String, String> values = new java.util.HashMap<>(span.tags());
+                        values.put("kind", String.valueOf(span.kind()));
+                        values.put("traceId", span.traceId());
+                        values.put("parentId", String.valueOf(span.parentId()));
+                        values.put("id", span.id());
+                        values.put("whole", span.toString());
+                        return values;
+                    })
+                    .toList();
         }
 
         @Bean
@@ -106,7 +109,12 @@ class BraveTracingIT {
                     throw new RetryableOutboxException(SECRET);
                 }
                 Span current = tracer.currentSpan();
-                seen.put("span", current == null ? "none" : current.context().traceId() + " " + current.context().spanId());
+                seen.put(
+                        "span",
+                        current == null
+                                ? "none"
+                                : current.context().traceId() + " "
+                                        + current.context().spanId());
                 seen.put("mdc", MDC.get("trace_id") + " " + MDC.get("span_id"));
             });
         }
@@ -118,7 +126,10 @@ class BraveTracingIT {
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(db.tables())
                 .routes(Routes.builder()
-                        .route("brave.order.placed", Route.job("brave-confirmation", QUEUE, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                        .route(
+                                "brave.order.placed",
+                                Route.job(
+                                        "brave-confirmation", QUEUE, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
                         .build())
                 .notifications(false)
                 .build()) {
@@ -127,47 +138,73 @@ class BraveTracingIT {
     }
 
     private static Record delivery(String orderId) {
-        return DSL.using(db.dataSource(), SQLDialect.POSTGRES).fetchOne("select d.status::text as status, e.traceparent from "
-                + db.schema() + ".outbox_deliveries d join " + db.schema() + ".outbox_events e on e.id = d.event_id"
-                + " where e.payload->>'orderId' = ?", orderId);
+        return DSL.using(db.dataSource(), SQLDialect.POSTGRES)
+                .fetchOne(
+                        "select d.status::text as status, e.traceparent from "
+                                + db.schema() + ".outbox_deliveries d join " + db.schema()
+                                + ".outbox_events e on e.id = d.event_id"
+                                + " where e.payload->>'orderId' = ?",
+                        orderId);
     }
 
     @Test
     void theJobOnBootsBraveTracingContinuesTheTraceOfItsRecording() {
         ClassLoader loader = BraveTracingIT.class.getClassLoader();
-        assumeTrue(ClassUtils.isPresent("brave.Tracer", loader) && !ClassUtils.isPresent("io.opentelemetry.sdk.trace.SdkTracerProvider", loader),
+        assumeTrue(
+                ClassUtils.isPresent("brave.Tracer", loader)
+                        && !ClassUtils.isPresent("io.opentelemetry.sdk.trace.SdkTracerProvider", loader),
                 "runs in the surefire execution 'brave', with Brave and without OpenTelemetry's SDK");
-        try (ConfigurableApplicationContext context = BootApps.start(db, BraveJobService.class,
+        try (ConfigurableApplicationContext context = BootApps.start(
+                db,
+                BraveJobService.class,
                 BootApps.withBroker(rabbit, "management.tracing.sampling.probability=1.0"))) {
             Tracer tracer = context.getBean(Tracer.class);
-            assertThat(tracer.getClass().getName()).as("Micrometer's tracer is Brave's").contains("Brave");
-            TraceContext recording = Observation.createNotStarted("place-order", context.getBean(ObservationRegistry.class)).observe(() -> {
-                context.getBean(EventDesk.class).place(new OrderPlaced("b-1"));
-                return tracer.currentSpan().context();
-            });
+            assertThat(tracer.getClass().getName())
+                    .as("Micrometer's tracer is Brave's")
+                    .contains("Brave");
+            TraceContext recording = Observation.createNotStarted(
+                            "place-order", context.getBean(ObservationRegistry.class))
+                    .observe(() -> {
+                        context.getBean(EventDesk.class).place(new OrderPlaced("b-1"));
+                        return tracer.currentSpan().context();
+                    });
             assertThat(recording.traceId()).hasSize(32);
             assertThat(delivery("b-1")).isNull(); // not routed yet
             relayOnce();
             assertThat(delivery("b-1").get("traceparent", String.class))
                     .isEqualTo("00-" + recording.traceId() + "-" + recording.spanId() + "-01");
 
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(300)).until(() -> {
-                relayOnce(); // the retry is dispatched once its delay of 1 s has passed
-                return "completed".equals(delivery("b-1").get("status", String.class));
-            });
+            await().atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(300))
+                    .until(() -> {
+                        relayOnce(); // the retry is dispatched once its delay of 1 s has passed
+                        return "completed".equals(delivery("b-1").get("status", String.class));
+                    });
             await().atMost(Duration.ofSeconds(5)).until(() -> jobSpans().size() == 2);
 
             List<Map<String, String>> jobs = jobSpans();
             for (Map<String, String> job : jobs) {
-                assertThat(job).containsEntry("kind", "CONSUMER").containsEntry("traceId", recording.traceId())
-                        .containsEntry("outbox.job.type", "brave-confirmation").containsEntry("messaging.destination.name", QUEUE);
-                assertThat(job.get("parentId")).as("the job's span is the recording span's child").isEqualTo(recording.spanId());
+                assertThat(job)
+                        .containsEntry("kind", "CONSUMER")
+                        .containsEntry("traceId", recording.traceId())
+                        .containsEntry("outbox.job.type", "brave-confirmation")
+                        .containsEntry("messaging.destination.name", QUEUE);
+                assertThat(job.get("parentId"))
+                        .as("the job's span is the recording span's child")
+                        .isEqualTo(recording.spanId());
             }
-            Map<String, String> failed = jobs.stream().filter(job -> job.containsKey("error.type")).findFirst().orElseThrow();
+            Map<String, String> failed = jobs.stream()
+                    .filter(job -> job.containsKey("error.type"))
+                    .findFirst()
+                    .orElseThrow();
             assertThat(failed).containsEntry("error.type", RetryableOutboxException.class.getName());
             assertThat(failed.get("whole")).doesNotContain(SECRET);
-            Map<String, String> completed = jobs.stream().filter(job -> !job.containsKey("error.type")).findFirst().orElseThrow();
-            assertThat(BraveJobService.seen).containsEntry("span", recording.traceId() + " " + completed.get("id"))
+            Map<String, String> completed = jobs.stream()
+                    .filter(job -> !job.containsKey("error.type"))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(BraveJobService.seen)
+                    .containsEntry("span", recording.traceId() + " " + completed.get("id"))
                     .containsEntry("mdc", recording.traceId() + " " + completed.get("id"));
         }
     }

@@ -33,12 +33,16 @@ class BrokerConnectionTest {
 
     @Test
     void readsHostPortCredentialsAndVirtualHostFromSpringRabbitmq() {
-        ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of(
-                "spring.rabbitmq.host", "rabbit.internal",
-                "spring.rabbitmq.port", "5673",
-                "spring.rabbitmq.username", "jobs",
-                "spring.rabbitmq.password", "s3cret",
-                "spring.rabbitmq.virtual-host", "orders")), null);
+        ConnectionFactory factory = BrokerConnection.of(
+                "worker",
+                null,
+                binder(Map.of(
+                        "spring.rabbitmq.host", "rabbit.internal",
+                        "spring.rabbitmq.port", "5673",
+                        "spring.rabbitmq.username", "jobs",
+                        "spring.rabbitmq.password", "s3cret",
+                        "spring.rabbitmq.virtual-host", "orders")),
+                null);
 
         assertThat(factory.getHost()).isEqualTo("rabbit.internal");
         assertThat(factory.getPort()).isEqualTo(5673);
@@ -49,7 +53,8 @@ class BrokerConnectionTest {
 
     @Test
     void sslEnabledUsesTlsOnBootsTlsPort() {
-        ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of("spring.rabbitmq.ssl.enabled", "true")), null);
+        ConnectionFactory factory =
+                BrokerConnection.of("worker", null, binder(Map.of("spring.rabbitmq.ssl.enabled", "true")), null);
 
         assertThat(factory.isSSL()).isTrue();
         assertThat(factory.getPort()).isEqualTo(5671);
@@ -57,9 +62,13 @@ class BrokerConnectionTest {
 
     @Test
     void oneAddressInSpringRabbitmqAddressesWinsOverHostAndPort() {
-        ConnectionFactory factory = BrokerConnection.of("worker", null, binder(Map.of(
-                "spring.rabbitmq.host", "ignored",
-                "spring.rabbitmq.addresses", "amqp://jobs:s3cret@rabbit-1:5680/orders")), null);
+        ConnectionFactory factory = BrokerConnection.of(
+                "worker",
+                null,
+                binder(Map.of(
+                        "spring.rabbitmq.host", "ignored",
+                        "spring.rabbitmq.addresses", "amqp://jobs:s3cret@rabbit-1:5680/orders")),
+                null);
 
         assertThat(factory.getHost()).isEqualTo("rabbit-1");
         assertThat(factory.getPort()).isEqualTo(5680);
@@ -69,14 +78,22 @@ class BrokerConnectionTest {
 
     @Test
     void severalAddressesFailNamingTheProperty() {
-        assertThatThrownBy(() -> BrokerConnection.of("worker", null, binder(Map.of("spring.rabbitmq.addresses", "rabbit-1:5672,rabbit-2:5672")), null))
-                .hasMessageStartingWith("spring.rabbitmq.addresses: the outbox worker connects to one broker address, got 2");
+        assertThatThrownBy(() -> BrokerConnection.of(
+                        "worker",
+                        null,
+                        binder(Map.of("spring.rabbitmq.addresses", "rabbit-1:5672,rabbit-2:5672")),
+                        null))
+                .hasMessageStartingWith(
+                        "spring.rabbitmq.addresses: the outbox worker connects to one broker address, got 2");
     }
 
     @Test
     void outboxWorkerUriOverridesSpringRabbitmq() {
-        ConnectionFactory factory = BrokerConnection.of("worker", "amqps://w:p@other-broker/jobs", binder(Map.of(
-                "spring.rabbitmq.host", "rabbit.internal", "spring.rabbitmq.username", "jobs")), null);
+        ConnectionFactory factory = BrokerConnection.of(
+                "worker",
+                "amqps://w:p@other-broker/jobs",
+                binder(Map.of("spring.rabbitmq.host", "rabbit.internal", "spring.rabbitmq.username", "jobs")),
+                null);
 
         assertThat(factory.getHost()).isEqualTo("other-broker");
         assertThat(factory.getPort()).isEqualTo(5671);
@@ -94,7 +111,8 @@ class BrokerConnectionTest {
 
     @Test
     void theRelayReadsSpringRabbitmqToo() {
-        ConnectionFactory factory = BrokerConnection.of("relay", null, binder(Map.of("spring.rabbitmq.host", "rabbit.internal")), null);
+        ConnectionFactory factory =
+                BrokerConnection.of("relay", null, binder(Map.of("spring.rabbitmq.host", "rabbit.internal")), null);
 
         assertThat(factory.getHost()).isEqualTo("rabbit.internal");
         assertThat(factory.getPort()).isEqualTo(5672);
@@ -102,14 +120,19 @@ class BrokerConnectionTest {
 
     @Test
     void outboxRelayUriOverridesSpringRabbitmqAndIsNamedInErrors() {
-        ConnectionFactory factory = BrokerConnection.of("relay", "amqp://r:p@relay-broker:5680/%2F", binder(Map.of(
-                "spring.rabbitmq.host", "rabbit.internal")), null);
+        ConnectionFactory factory = BrokerConnection.of(
+                "relay",
+                "amqp://r:p@relay-broker:5680/%2F",
+                binder(Map.of("spring.rabbitmq.host", "rabbit.internal")),
+                null);
         assertThat(factory.getHost()).isEqualTo("relay-broker");
         assertThat(factory.getPort()).isEqualTo(5680);
 
         assertThatThrownBy(() -> BrokerConnection.of("relay", "http://host", binder(Map.of()), null))
                 .hasMessageStartingWith("outbox.relay.uri: must start with amqp://");
-        assertThatThrownBy(() -> BrokerConnection.of("relay", null, binder(Map.of("spring.rabbitmq.addresses", "a:5672,b:5672")), null))
-                .hasMessageContaining("the outbox relay connects to one broker address, got 2; name one, or set outbox.relay.uri");
+        assertThatThrownBy(() -> BrokerConnection.of(
+                        "relay", null, binder(Map.of("spring.rabbitmq.addresses", "a:5672,b:5672")), null))
+                .hasMessageContaining(
+                        "the outbox relay connects to one broker address, got 2; name one, or set outbox.relay.uri");
     }
 }

@@ -2,7 +2,6 @@ package dev.outbox.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import static org.awaitility.Awaitility.await;
 
 import com.rabbitmq.client.Connection;
@@ -69,8 +68,13 @@ class BrokerTlsIT {
     }
 
     private static Map<String, String> tlsTo(int port, String... more) {
-        Map<String, String> properties = new HashMap<>(Map.of("spring.rabbitmq.host", "localhost", "spring.rabbitmq.port",
-                String.valueOf(port), "spring.rabbitmq.ssl.enabled", "true"));
+        Map<String, String> properties = new HashMap<>(Map.of(
+                "spring.rabbitmq.host",
+                "localhost",
+                "spring.rabbitmq.port",
+                String.valueOf(port),
+                "spring.rabbitmq.ssl.enabled",
+                "true"));
         for (int i = 0; i < more.length; i += 2) {
             properties.put(more[i], more[i + 1]);
         }
@@ -94,24 +98,39 @@ class BrokerTlsIT {
 
     @Test
     void aTrustStoreOfSpringRabbitmqSslLetsTheWorkerTrustTheBrokersPrivateCa() throws Exception {
-        connects(factory(tlsTo(broker.port(), "spring.rabbitmq.ssl.trust-store", "file:" + certs.trustStore(),
-                "spring.rabbitmq.ssl.trust-store-password", TestCertificates.PASSWORD,
-                "spring.rabbitmq.ssl.trust-store-type", "PKCS12")));
+        connects(factory(tlsTo(
+                broker.port(),
+                "spring.rabbitmq.ssl.trust-store",
+                "file:" + certs.trustStore(),
+                "spring.rabbitmq.ssl.trust-store-password",
+                TestCertificates.PASSWORD,
+                "spring.rabbitmq.ssl.trust-store-type",
+                "PKCS12")));
     }
 
     @Test
     void withoutTheCaTheBrokersCertificateIsRefused() {
         assertThatThrownBy(() -> factory(tlsTo(broker.port())).newConnection()).hasRootCauseMessage(UNTRUSTED);
-        assertThatThrownBy(() -> factory(tlsTo(broker.port(), "spring.rabbitmq.ssl.trust-store", certs.otherTrustStore().toString(),
-                "spring.rabbitmq.ssl.trust-store-password", TestCertificates.PASSWORD)).newConnection())
+        assertThatThrownBy(() -> factory(tlsTo(
+                                broker.port(),
+                                "spring.rabbitmq.ssl.trust-store",
+                                certs.otherTrustStore().toString(),
+                                "spring.rabbitmq.ssl.trust-store-password",
+                                TestCertificates.PASSWORD))
+                        .newConnection())
                 .hasRootCauseMessage(UNTRUSTED);
     }
 
     @Test
     void aKeyStoreGivesTheClientCertificateABrokerAsksFor() throws Exception {
-        String[] trust = {"spring.rabbitmq.ssl.trust-store", certs.trustStore().toString(),
-            "spring.rabbitmq.ssl.trust-store-password", TestCertificates.PASSWORD};
-        assertThatThrownBy(() -> factory(tlsTo(broker.mutualPort(), trust)).newConnection()).isInstanceOf(IOException.class);
+        String[] trust = {
+            "spring.rabbitmq.ssl.trust-store",
+            certs.trustStore().toString(),
+            "spring.rabbitmq.ssl.trust-store-password",
+            TestCertificates.PASSWORD
+        };
+        assertThatThrownBy(() -> factory(tlsTo(broker.mutualPort(), trust)).newConnection())
+                .isInstanceOf(IOException.class);
 
         Map<String, String> mutual = tlsTo(broker.mutualPort(), trust);
         mutual.put("spring.rabbitmq.ssl.key-store", certs.clientKeyStore().toString());
@@ -122,10 +141,16 @@ class BrokerTlsIT {
 
     @Test
     void theHostNameIsCheckedUnlessVerifyHostnameIsFalse() throws Exception {
-        Map<String, String> byAddress = tlsTo(broker.port(), "spring.rabbitmq.host", "127.0.0.1",
-                "spring.rabbitmq.ssl.trust-store", certs.trustStore().toString(),
-                "spring.rabbitmq.ssl.trust-store-password", TestCertificates.PASSWORD);
-        assertThatThrownBy(() -> factory(byAddress).newConnection()).hasRootCauseMessage("No subject alternative names matching IP address 127.0.0.1 found");
+        Map<String, String> byAddress = tlsTo(
+                broker.port(),
+                "spring.rabbitmq.host",
+                "127.0.0.1",
+                "spring.rabbitmq.ssl.trust-store",
+                certs.trustStore().toString(),
+                "spring.rabbitmq.ssl.trust-store-password",
+                TestCertificates.PASSWORD);
+        assertThatThrownBy(() -> factory(byAddress).newConnection())
+                .hasRootCauseMessage("No subject alternative names matching IP address 127.0.0.1 found");
 
         byAddress.put("spring.rabbitmq.ssl.verify-hostname", "false");
         connects(factory(byAddress));
@@ -133,8 +158,10 @@ class BrokerTlsIT {
 
     @Test
     void anSslBundleOfSpringSslBundleTurnsTlsOnAndHoldsTheStores() {
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class))
-                .withPropertyValues("spring.ssl.bundle.jks.broker.truststore.location=file:" + certs.trustStore(),
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class))
+                .withPropertyValues(
+                        "spring.ssl.bundle.jks.broker.truststore.location=file:" + certs.trustStore(),
                         "spring.ssl.bundle.jks.broker.truststore.password=" + TestCertificates.PASSWORD,
                         "spring.ssl.bundle.jks.broker.truststore.type=PKCS12",
                         "spring.ssl.bundle.jks.broker.keystore.location=file:" + certs.clientKeyStore(),
@@ -142,60 +169,135 @@ class BrokerTlsIT {
                         "spring.ssl.bundle.jks.broker.keystore.type=PKCS12")
                 .run(context -> {
                     SslBundles bundles = context.getBean(SslBundles.class);
-                    Map<String, String> properties = new HashMap<>(Map.of("spring.rabbitmq.host", "localhost",
-                            "spring.rabbitmq.port", String.valueOf(broker.mutualPort()), "spring.rabbitmq.ssl.bundle", "broker"));
+                    Map<String, String> properties = new HashMap<>(Map.of(
+                            "spring.rabbitmq.host",
+                            "localhost",
+                            "spring.rabbitmq.port",
+                            String.valueOf(broker.mutualPort()),
+                            "spring.rabbitmq.ssl.bundle",
+                            "broker"));
                     connects(factory(properties, bundles)); // no ssl.enabled: the bundle turns TLS on, as in Boot
 
                     properties.put("spring.rabbitmq.ssl.bundle", "brokr");
-                    assertThatThrownBy(() -> factory(properties, bundles)).isInstanceOf(OutboxPropertyException.class)
+                    assertThatThrownBy(() -> factory(properties, bundles))
+                            .isInstanceOf(OutboxPropertyException.class)
                             .hasMessage("spring.rabbitmq.ssl.bundle: names no SSL bundle: 'brokr' is not defined under"
                                     + " spring.ssl.bundle.jks.* or spring.ssl.bundle.pem.*");
 
                     properties.put("spring.rabbitmq.ssl.bundle", "broker");
-                    properties.put("spring.rabbitmq.ssl.trust-store", certs.trustStore().toString());
-                    assertThatThrownBy(() -> factory(properties, bundles)).isInstanceOf(OutboxPropertyException.class)
-                            .hasMessageStartingWith("spring.rabbitmq.ssl.bundle: and spring.rabbitmq.ssl.trust-store are both set");
+                    properties.put(
+                            "spring.rabbitmq.ssl.trust-store",
+                            certs.trustStore().toString());
+                    assertThatThrownBy(() -> factory(properties, bundles))
+                            .isInstanceOf(OutboxPropertyException.class)
+                            .hasMessageStartingWith(
+                                    "spring.rabbitmq.ssl.bundle: and spring.rabbitmq.ssl.trust-store are both set");
                 });
     }
 
     @Test
     void settingsThatCannotTakeEffectFailTheStartNamingTheProperty() {
         String store = certs.trustStore().toString();
-        refused(Map.of("spring.rabbitmq.ssl.trust-store", store, "spring.rabbitmq.ssl.trust-store-password", TestCertificates.PASSWORD),
-                "spring.rabbitmq.ssl.trust-store", "is set but the connection is not TLS");
-        refused(Map.of("spring.rabbitmq.ssl.bundle", "broker", "spring.rabbitmq.addresses", "amqp://localhost:5672"),
-                "spring.rabbitmq.ssl.bundle", "is set but the connection is not TLS");
-        refused(tlsTo(broker.port(), "spring.rabbitmq.ssl.key-store-password", "s3cret"),
-                "spring.rabbitmq.ssl.key-store-password", "is set but spring.rabbitmq.ssl.key-store is not");
-        refused(tlsTo(broker.port(), "spring.rabbitmq.ssl.validate-server-certificate", "false"),
-                "spring.rabbitmq.ssl.validate-server-certificate", "is false, but the outbox always checks");
-        refused(tlsTo(broker.port(), "spring.rabbitmq.ssl.bundle", "broker"),
-                "spring.rabbitmq.ssl.bundle", "is set but the application has no SSL bundles");
-        refused(tlsTo(broker.port(), "spring.rabbitmq.ssl.trust-store", store),
-                "spring.rabbitmq.ssl.trust-store-password", "is required with spring.rabbitmq.ssl.trust-store");
-        refused(tlsTo(broker.port(), "spring.rabbitmq.ssl.trust-store", store, "spring.rabbitmq.ssl.trust-store-password", "s3cret"),
-                "spring.rabbitmq.ssl.trust-store-password", "does not open spring.rabbitmq.ssl.trust-store");
-        refused(tlsTo(broker.port(), "spring.rabbitmq.ssl.trust-store", store, "spring.rabbitmq.ssl.trust-store-password",
-                TestCertificates.PASSWORD, "spring.rabbitmq.ssl.trust-store-type", "BKS"),
-                "spring.rabbitmq.ssl.trust-store-type", "'BKS' is not read here");
-        refused(tlsTo(broker.port(), "spring.rabbitmq.ssl.trust-store", store, "spring.rabbitmq.ssl.trust-store-password",
-                TestCertificates.PASSWORD, "spring.rabbitmq.ssl.trust-store-algorithm", "NoSuchX509"),
-                "spring.rabbitmq.ssl.trust-store-algorithm", "'NoSuchX509' is not an algorithm this JVM knows");
-        refused(tlsTo(broker.port(), "spring.rabbitmq.ssl.trust-store", store, "spring.rabbitmq.ssl.trust-store-password",
-                TestCertificates.PASSWORD, "spring.rabbitmq.ssl.algorithm", "TLSv9"),
-                "spring.rabbitmq.ssl.algorithm", "'TLSv9' is not a TLS protocol this JVM knows");
-        refused(tlsTo(broker.port(), "spring.rabbitmq.ssl.trust-store", "classpath:no/such/store.p12",
-                "spring.rabbitmq.ssl.trust-store-password", TestCertificates.PASSWORD),
-                "spring.rabbitmq.ssl.trust-store", "classpath:no/such/store.p12 is not a file");
-        refused(tlsTo(broker.port(), "spring.rabbitmq.ssl.key-store", store, "spring.rabbitmq.ssl.key-store-password",
-                TestCertificates.PASSWORD), "spring.rabbitmq.ssl.key-store", "holds no private key");
+        refused(
+                Map.of(
+                        "spring.rabbitmq.ssl.trust-store",
+                        store,
+                        "spring.rabbitmq.ssl.trust-store-password",
+                        TestCertificates.PASSWORD),
+                "spring.rabbitmq.ssl.trust-store",
+                "is set but the connection is not TLS");
+        refused(
+                Map.of("spring.rabbitmq.ssl.bundle", "broker", "spring.rabbitmq.addresses", "amqp://localhost:5672"),
+                "spring.rabbitmq.ssl.bundle",
+                "is set but the connection is not TLS");
+        refused(
+                tlsTo(broker.port(), "spring.rabbitmq.ssl.key-store-password", "s3cret"),
+                "spring.rabbitmq.ssl.key-store-password",
+                "is set but spring.rabbitmq.ssl.key-store is not");
+        refused(
+                tlsTo(broker.port(), "spring.rabbitmq.ssl.validate-server-certificate", "false"),
+                "spring.rabbitmq.ssl.validate-server-certificate",
+                "is false, but the outbox always checks");
+        refused(
+                tlsTo(broker.port(), "spring.rabbitmq.ssl.bundle", "broker"),
+                "spring.rabbitmq.ssl.bundle",
+                "is set but the application has no SSL bundles");
+        refused(
+                tlsTo(broker.port(), "spring.rabbitmq.ssl.trust-store", store),
+                "spring.rabbitmq.ssl.trust-store-password",
+                "is required with spring.rabbitmq.ssl.trust-store");
+        refused(
+                tlsTo(
+                        broker.port(),
+                        "spring.rabbitmq.ssl.trust-store",
+                        store,
+                        "spring.rabbitmq.ssl.trust-store-password",
+                        "s3cret"),
+                "spring.rabbitmq.ssl.trust-store-password",
+                "does not open spring.rabbitmq.ssl.trust-store");
+        refused(
+                tlsTo(
+                        broker.port(),
+                        "spring.rabbitmq.ssl.trust-store",
+                        store,
+                        "spring.rabbitmq.ssl.trust-store-password",
+                        TestCertificates.PASSWORD,
+                        "spring.rabbitmq.ssl.trust-store-type",
+                        "BKS"),
+                "spring.rabbitmq.ssl.trust-store-type",
+                "'BKS' is not read here");
+        refused(
+                tlsTo(
+                        broker.port(),
+                        "spring.rabbitmq.ssl.trust-store",
+                        store,
+                        "spring.rabbitmq.ssl.trust-store-password",
+                        TestCertificates.PASSWORD,
+                        "spring.rabbitmq.ssl.trust-store-algorithm",
+                        "NoSuchX509"),
+                "spring.rabbitmq.ssl.trust-store-algorithm",
+                "'NoSuchX509' is not an algorithm this JVM knows");
+        refused(
+                tlsTo(
+                        broker.port(),
+                        "spring.rabbitmq.ssl.trust-store",
+                        store,
+                        "spring.rabbitmq.ssl.trust-store-password",
+                        TestCertificates.PASSWORD,
+                        "spring.rabbitmq.ssl.algorithm",
+                        "TLSv9"),
+                "spring.rabbitmq.ssl.algorithm",
+                "'TLSv9' is not a TLS protocol this JVM knows");
+        refused(
+                tlsTo(
+                        broker.port(),
+                        "spring.rabbitmq.ssl.trust-store",
+                        "classpath:no/such/store.p12",
+                        "spring.rabbitmq.ssl.trust-store-password",
+                        TestCertificates.PASSWORD),
+                "spring.rabbitmq.ssl.trust-store",
+                "classpath:no/such/store.p12 is not a file");
+        refused(
+                tlsTo(
+                        broker.port(),
+                        "spring.rabbitmq.ssl.key-store",
+                        store,
+                        "spring.rabbitmq.ssl.key-store-password",
+                        TestCertificates.PASSWORD),
+                "spring.rabbitmq.ssl.key-store",
+                "holds no private key");
     }
 
     private static void refused(Map<String, String> properties, String property, String problem) {
-        assertThatThrownBy(() -> factory(properties)).isInstanceOf(OutboxPropertyException.class)
-                .hasMessageStartingWith(property + ": ").hasMessageContaining(problem)
-                .satisfies(e -> assertThat(((OutboxPropertyException) e).property()).isEqualTo(property))
-                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(TestCertificates.PASSWORD).doesNotContain("s3cret"));
+        assertThatThrownBy(() -> factory(properties))
+                .isInstanceOf(OutboxPropertyException.class)
+                .hasMessageStartingWith(property + ": ")
+                .hasMessageContaining(problem)
+                .satisfies(e ->
+                        assertThat(((OutboxPropertyException) e).property()).isEqualTo(property))
+                .satisfies(e -> assertThat(e.getMessage())
+                        .doesNotContain(TestCertificates.PASSWORD)
+                        .doesNotContain("s3cret"));
     }
 
     /** Records orders in {@code @Transactional}, relays them and runs their jobs, all over TLS with a client certificate. */
@@ -211,26 +313,38 @@ class BrokerTlsIT {
 
         @Bean
         Routes orderRoutes() {
-            return Routes.builder().job("order.placed", "refund", TlsBroker.QUEUE, RetrySchedule.seconds(5), Duration.ofMinutes(5)).build();
+            return Routes.builder()
+                    .job("order.placed", "refund", TlsBroker.QUEUE, RetrySchedule.seconds(5), Duration.ofMinutes(5))
+                    .build();
         }
 
         @Bean
         OutboxJobHandler<OrderPlaced> refund() {
-            return OutboxJobHandler.of("refund", OrderPlaced.class, TlsBroker.QUEUE, (order, context) -> refunds.incrementAndGet());
+            return OutboxJobHandler.of(
+                    "refund", OrderPlaced.class, TlsBroker.QUEUE, (order, context) -> refunds.incrementAndGet());
         }
     }
 
     @Test
     void aBootApplicationsRelayAndWorkerUseTheBundleOfSpringRabbitmqSsl() {
         String bundle = "spring.ssl.bundle.jks.broker.";
-        try (ConfigurableApplicationContext context = BootApps.start(db, TlsShop.class, "outbox.relay.enabled=true",
-                "spring.rabbitmq.host=localhost", "spring.rabbitmq.port=" + broker.mutualPort(), "spring.rabbitmq.ssl.bundle=broker",
-                bundle + "truststore.location=file:" + certs.trustStore(), bundle + "truststore.password=" + TestCertificates.PASSWORD,
-                bundle + "truststore.type=PKCS12", bundle + "keystore.location=file:" + certs.clientKeyStore(),
-                bundle + "keystore.password=" + TestCertificates.PASSWORD, bundle + "keystore.type=PKCS12")) {
+        try (ConfigurableApplicationContext context = BootApps.start(
+                db,
+                TlsShop.class,
+                "outbox.relay.enabled=true",
+                "spring.rabbitmq.host=localhost",
+                "spring.rabbitmq.port=" + broker.mutualPort(),
+                "spring.rabbitmq.ssl.bundle=broker",
+                bundle + "truststore.location=file:" + certs.trustStore(),
+                bundle + "truststore.password=" + TestCertificates.PASSWORD,
+                bundle + "truststore.type=PKCS12",
+                bundle + "keystore.location=file:" + certs.clientKeyStore(),
+                bundle + "keystore.password=" + TestCertificates.PASSWORD,
+                bundle + "keystore.type=PKCS12")) {
             context.getBean(Orders.class).place("tls-1", false);
 
-            await().atMost(Duration.ofSeconds(20)).until(() -> BootApps.count(db, "outbox_deliveries", "status = 'completed'") == 1);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> BootApps.count(db, "outbox_deliveries", "status = 'completed'") == 1);
             assertThat(TlsShop.refunds).hasValue(1);
         }
     }
@@ -238,8 +352,12 @@ class BrokerTlsIT {
     @Test
     void theWorkersOwnUriUsesTheJvmsTlsContextAndIgnoresSpringRabbitmqSsl() {
         Path trust = certs.trustStore();
-        ConnectionFactory factory = BrokerConnection.of("worker", TlsBroker.uri("localhost", broker.port()), new Binder(
-                new MapConfigurationPropertySource(Map.of("spring.rabbitmq.ssl.trust-store", trust.toString()))), null);
+        ConnectionFactory factory = BrokerConnection.of(
+                "worker",
+                TlsBroker.uri("localhost", broker.port()),
+                new Binder(new MapConfigurationPropertySource(
+                        Map.of("spring.rabbitmq.ssl.trust-store", trust.toString()))),
+                null);
         assertThatThrownBy(factory::newConnection).hasRootCauseMessage(UNTRUSTED);
     }
 }

@@ -30,7 +30,9 @@ class EmbeddedRelayTest {
             """;
 
     private static Routes invoicing() {
-        return Routes.builder().job("order.placed", "send-invoice", "invoices", RetrySchedule.seconds(60), Duration.ofMinutes(5)).build();
+        return Routes.builder()
+                .job("order.placed", "send-invoice", "invoices", RetrySchedule.seconds(60), Duration.ofMinutes(5))
+                .build();
     }
 
     private Path file(String name, String text) throws IOException {
@@ -41,15 +43,19 @@ class EmbeddedRelayTest {
     void theRoutesOfTheFileAndOfTheBeansAreTheRelaysTogether() throws IOException {
         Routes routes = EmbeddedRelay.routes(file("routes.yaml", FILE).toString(), Map.of("invoicing", invoicing()));
 
-        assertThat(routes.of("order.placed")).extracting(dev.outbox.relay.Route::name).containsExactly("send-confirmation", "send-invoice");
+        assertThat(routes.of("order.placed"))
+                .extracting(dev.outbox.relay.Route::name)
+                .containsExactly("send-confirmation", "send-invoice");
     }
 
     @Test
     void noRoutesAtAllFailNamingBothWaysToGiveThem() {
         assertThatThrownBy(() -> EmbeddedRelay.routes(null, Map.of()))
                 .isInstanceOf(OutboxPropertyException.class)
-                .hasMessage("outbox.relay.enabled=true, but the relay has no routes: set outbox.relay.routes-file or declare a Routes bean")
-                .extracting(e -> ((OutboxPropertyException) e).property()).isEqualTo("outbox.relay.enabled");
+                .hasMessage(
+                        "outbox.relay.enabled=true, but the relay has no routes: set outbox.relay.routes-file or declare a Routes bean")
+                .extracting(e -> ((OutboxPropertyException) e).property())
+                .isEqualTo("outbox.relay.enabled");
     }
 
     @Test
@@ -71,14 +77,16 @@ class EmbeddedRelayTest {
 
     @Test
     void aRouteGivenByTheFileAndByABeanFailsNamingTheBean() throws IOException {
-        Routes same = Routes.builder().job("order.placed", "send-confirmation", "emails", RetrySchedule.seconds(5), Duration.ofMinutes(5))
+        Routes same = Routes.builder()
+                .job("order.placed", "send-confirmation", "emails", RetrySchedule.seconds(5), Duration.ofMinutes(5))
                 .build();
         Map<String, Routes> beans = new LinkedHashMap<>();
         beans.put("confirmations", same);
         assertThatThrownBy(() -> EmbeddedRelay.routes(file("routes.yaml", FILE).toString(), beans))
                 .isInstanceOf(OutboxPropertyException.class)
-                .hasMessageStartingWith("the Routes bean 'confirmations': event type 'order.placed': route (send-confirmation to emails)"
-                        + " is given twice");
+                .hasMessageStartingWith(
+                        "the Routes bean 'confirmations': event type 'order.placed': route (send-confirmation to emails)"
+                                + " is given twice");
     }
 
     @Test
@@ -94,7 +102,9 @@ class EmbeddedRelayTest {
 
         assertThat(relay.isEnabled()).isFalse();
         assertThat(relay.getMaxQueueDepth()).isEqualTo(dev.outbox.relay.OutboxRelay.DEFAULT_MAX_QUEUE_DEPTH);
-        assertThat(relay.getWakeupLinger()).isEqualTo(Duration.ofMillis(dev.outbox.relay.OutboxRelay.DEFAULT_WAKEUP_LINGER_MILLIS));
-        assertThat(relay.getGaugeInterval()).isEqualTo(Duration.ofSeconds(dev.outbox.relay.OutboxRelay.DEFAULT_GAUGE_INTERVAL_SECONDS));
+        assertThat(relay.getWakeupLinger())
+                .isEqualTo(Duration.ofMillis(dev.outbox.relay.OutboxRelay.DEFAULT_WAKEUP_LINGER_MILLIS));
+        assertThat(relay.getGaugeInterval())
+                .isEqualTo(Duration.ofSeconds(dev.outbox.relay.OutboxRelay.DEFAULT_GAUGE_INTERVAL_SECONDS));
     }
 }

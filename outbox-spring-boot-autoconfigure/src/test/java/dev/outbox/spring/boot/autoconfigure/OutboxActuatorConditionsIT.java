@@ -6,7 +6,6 @@ import dev.outbox.admin.OutboxAdmin;
 import dev.outbox.relay.OutboxStatus;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
-import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -32,8 +31,13 @@ class OutboxActuatorConditionsIT {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(BootApps.outboxAutoConfigurations())
-            .withBean(DataSource.class, () -> new DelegatingDataSource(db.dataSource())) // the context's close leaves the class's pool open
-            .withPropertyValues("outbox.schema=" + db.schema(), "outbox.flyway.enabled=false", "outbox.worker.auto-startup=false",
+            .withBean(
+                    DataSource.class,
+                    () -> new DelegatingDataSource(db.dataSource())) // the context's close leaves the class's pool open
+            .withPropertyValues(
+                    "outbox.schema=" + db.schema(),
+                    "outbox.flyway.enabled=false",
+                    "outbox.worker.auto-startup=false",
                     "management.endpoints.web.exposure.include=*");
 
     record OrderPlaced(String orderId) {}
@@ -42,7 +46,8 @@ class OutboxActuatorConditionsIT {
     static class OneHandler {
         @Bean
         OutboxJobHandler<OrderPlaced> sendConfirmation() {
-            return OutboxJobHandler.of("send-confirmation", OrderPlaced.class, rabbit.queue("actuator-emails"), (order, context) -> {});
+            return OutboxJobHandler.of(
+                    "send-confirmation", OrderPlaced.class, rabbit.queue("actuator-emails"), (order, context) -> {});
         }
     }
 
@@ -66,7 +71,8 @@ class OutboxActuatorConditionsIT {
 
     @Configuration(proxyBeanMethods = false)
     static class OwnEndpoint {
-        static final OutboxEndpoint OWN = new OutboxEndpoint(db.dataSource(), OutboxAdmin.of(db.dataSource(), db.tables()));
+        static final OutboxEndpoint OWN =
+                new OutboxEndpoint(db.dataSource(), OutboxAdmin.of(db.dataSource(), db.tables()));
 
         @Bean
         OutboxEndpoint myEndpoint() {
@@ -78,9 +84,14 @@ class OutboxActuatorConditionsIT {
     void withActuatorThereAreTheHealthIndicatorAndTheReadOnlyEndpoint() {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context).hasBean(OutboxHealthConfiguration.INDICATOR_BEAN).hasSingleBean(OutboxHealth.class)
-                    .hasSingleBean(OutboxAdmin.class).hasSingleBean(OutboxEndpoint.class).doesNotHaveBean(OutboxWritableEndpoint.class);
-            OutboxHealthCheck.Result health = context.getBean(OutboxHealth.class).check();
+            assertThat(context)
+                    .hasBean(OutboxHealthConfiguration.INDICATOR_BEAN)
+                    .hasSingleBean(OutboxHealth.class)
+                    .hasSingleBean(OutboxAdmin.class)
+                    .hasSingleBean(OutboxEndpoint.class)
+                    .doesNotHaveBean(OutboxWritableEndpoint.class);
+            OutboxHealthCheck.Result health =
+                    context.getBean(OutboxHealth.class).check();
             assertThat(health.up()).isTrue();
             assertThat(health.details()).containsOnlyKeys("backlog");
         });
@@ -88,23 +99,30 @@ class OutboxActuatorConditionsIT {
 
     @Test
     void theAdminsRequeuesWakeTheRelaysOnTheApplicationsChannel() {
-        runner.withPropertyValues("outbox.notify-channel=orders_outbox").run(context ->
-                assertThat(context.getBean(OutboxAdmin.class).notifyChannel()).contains("orders_outbox"));
+        runner.withPropertyValues("outbox.notify-channel=orders_outbox")
+                .run(context -> assertThat(context.getBean(OutboxAdmin.class).notifyChannel())
+                        .contains("orders_outbox"));
     }
 
     @Test
     void writeEnabledGivesTheWritableEndpoint() {
-        runner.withPropertyValues("outbox.endpoint.write-enabled=true").run(context ->
-                assertThat(context).hasSingleBean(OutboxEndpoint.class).hasSingleBean(OutboxWritableEndpoint.class));
+        runner.withPropertyValues("outbox.endpoint.write-enabled=true")
+                .run(context -> assertThat(context)
+                        .hasSingleBean(OutboxEndpoint.class)
+                        .hasSingleBean(OutboxWritableEndpoint.class));
     }
 
     @Test
     void withoutActuatorTheApplicationStartsWithNeitherHealthNorEndpoint() {
-        runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate", "org.springframework.boot.health"))
+        runner.withClassLoader(
+                        new FilteredClassLoader("org.springframework.boot.actuate", "org.springframework.boot.health"))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context).doesNotHaveBean(OutboxHealthConfiguration.INDICATOR_BEAN).doesNotHaveBean(OutboxHealth.class)
-                            .doesNotHaveBean(OutboxEndpoint.class).doesNotHaveBean(OutboxAdmin.class);
+                    assertThat(context)
+                            .doesNotHaveBean(OutboxHealthConfiguration.INDICATOR_BEAN)
+                            .doesNotHaveBean(OutboxHealth.class)
+                            .doesNotHaveBean(OutboxEndpoint.class)
+                            .doesNotHaveBean(OutboxAdmin.class);
                 });
     }
 
@@ -129,22 +147,27 @@ class OutboxActuatorConditionsIT {
     void theHealthIndicatorIsOffWithItsManagementProperty() {
         runner.withPropertyValues("management.health.outbox.enabled=false").run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context).doesNotHaveBean(OutboxHealthConfiguration.INDICATOR_BEAN).hasSingleBean(OutboxEndpoint.class);
+            assertThat(context)
+                    .doesNotHaveBean(OutboxHealthConfiguration.INDICATOR_BEAN)
+                    .hasSingleBean(OutboxEndpoint.class);
         });
     }
 
     @Test
     void anEndpointTheApplicationDeclaresWins() {
-        runner.withUserConfiguration(OwnEndpoint.class).withPropertyValues("outbox.endpoint.write-enabled=true").run(context -> {
-            assertThat(context.getBeansOfType(OutboxEndpoint.class)).containsOnlyKeys("myEndpoint");
-            assertThat(context.getBean(OutboxEndpoint.class)).isSameAs(OwnEndpoint.OWN);
-        });
+        runner.withUserConfiguration(OwnEndpoint.class)
+                .withPropertyValues("outbox.endpoint.write-enabled=true")
+                .run(context -> {
+                    assertThat(context.getBeansOfType(OutboxEndpoint.class)).containsOnlyKeys("myEndpoint");
+                    assertThat(context.getBean(OutboxEndpoint.class)).isSameAs(OwnEndpoint.OWN);
+                });
     }
 
     @Test
     void aWorkerThatDoesNotRunIsDown() {
         runner.withUserConfiguration(OneHandler.class).run(context -> {
-            OutboxHealthCheck.Result health = context.getBean(OutboxHealth.class).check();
+            OutboxHealthCheck.Result health =
+                    context.getBean(OutboxHealth.class).check();
             assertThat(health.up()).isFalse();
             assertThat(health.details()).containsOnlyKeys("backlog", "worker");
             assertThat(part(health, "worker")).containsEntry("status", "DOWN").containsEntry("running", false);
@@ -154,22 +177,29 @@ class OutboxActuatorConditionsIT {
 
     @Test
     void aRunningWorkerIsUpAndAStoppedOneDown() {
-        runner.withUserConfiguration(OneHandler.class).withPropertyValues("outbox.worker.auto-startup=true").run(context -> {
-            OutboxHealth health = context.getBean(OutboxHealth.class);
-            assertThat(part(health.check(), "worker")).containsEntry("status", "UP").containsEntry("running", true);
-            assertThat(health.check().up()).isTrue();
+        runner.withUserConfiguration(OneHandler.class)
+                .withPropertyValues("outbox.worker.auto-startup=true")
+                .run(context -> {
+                    OutboxHealth health = context.getBean(OutboxHealth.class);
+                    assertThat(part(health.check(), "worker"))
+                            .containsEntry("status", "UP")
+                            .containsEntry("running", true);
+                    assertThat(health.check().up()).isTrue();
 
-            context.getBean(OutboxWorkerLifecycle.class).stop();
+                    context.getBean(OutboxWorkerLifecycle.class).stop();
 
-            assertThat(part(health.check(), "worker")).containsEntry("status", "DOWN").containsEntry("running", false);
-            assertThat(health.check().up()).isFalse();
-        });
+                    assertThat(part(health.check(), "worker"))
+                            .containsEntry("status", "DOWN")
+                            .containsEntry("running", false);
+                    assertThat(health.check().up()).isFalse();
+                });
     }
 
     @Test
     void aCheckTheApplicationDeclaresIsAPartOfTheHealth() {
         runner.withUserConfiguration(RelayCheck.class).run(context -> {
-            OutboxHealthCheck.Result health = context.getBean(OutboxHealth.class).check();
+            OutboxHealthCheck.Result health =
+                    context.getBean(OutboxHealth.class).check();
             assertThat(health.up()).isFalse();
             assertThat(part(health, "relay")).containsEntry("status", "DOWN").containsEntry("running", false);
         });
@@ -183,18 +213,24 @@ class OutboxActuatorConditionsIT {
 
     @Test
     void aThresholdThatIsNotPositiveFailsTheStartNamingTheProperty() {
-        runner.withPropertyValues("outbox.health.backlog-age-threshold=0s").run(context -> assertThat(context).getFailure()
-                .hasStackTraceContaining("outbox.health.backlog-age-threshold must be positive, got PT0S"));
+        runner.withPropertyValues("outbox.health.backlog-age-threshold=0s")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining("outbox.health.backlog-age-threshold must be positive, got PT0S"));
     }
 
     @Test
     void aBrokenCheckIsDownWithItsError() {
         // the start's own check of the tables, an application's bean here, looks at the class's schema
         runner.withBean(OutboxTablesVerifier.class, () -> new OutboxTablesVerifier(db.dataSource(), db.tables()))
-                .withPropertyValues("outbox.schema=no_such_schema").run(context -> {
-            OutboxHealthCheck.Result health = context.getBean(OutboxHealth.class).check();
-            assertThat(health.up()).isFalse();
-            assertThat(part(health, "backlog")).containsEntry("status", "DOWN").containsKey("error");
-        });
+                .withPropertyValues("outbox.schema=no_such_schema")
+                .run(context -> {
+                    OutboxHealthCheck.Result health =
+                            context.getBean(OutboxHealth.class).check();
+                    assertThat(health.up()).isFalse();
+                    assertThat(part(health, "backlog"))
+                            .containsEntry("status", "DOWN")
+                            .containsKey("error");
+                });
     }
 }

@@ -35,9 +35,11 @@ class OutboxActuatorIT {
     static final PostgresSchemaExtension db = PostgresSchemaExtension.empty();
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    private static final String[] ACTUATOR = {"management.endpoints.web.exposure.include=health,outbox",
-        "management.endpoint.health.show-details=always"};
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private static final String[] ACTUATOR = {
+        "management.endpoints.web.exposure.include=health,outbox", "management.endpoint.health.show-details=always"
+    };
 
     private static ConfigurableApplicationContext readOnly;
     private static ConfigurableApplicationContext writable;
@@ -74,11 +76,23 @@ class OutboxActuatorIT {
         Instant readySince = Instant.now().minus(age);
         UUID event = rows.event("order.placed", "{}", readySince, true);
         // the fixture makes a pending delivery available (and created) 60 s before its "at"
-        return rows.delivery(event, OutboxDeliveryStatus.pending, "send-confirmation", queue, null, null, readySince.plusSeconds(60));
+        return rows.delivery(
+                event,
+                OutboxDeliveryStatus.pending,
+                "send-confirmation",
+                queue,
+                null,
+                null,
+                readySince.plusSeconds(60));
     }
 
     private static UUID failed(String queue) {
-        return rows.failed("order.placed", "send-confirmation", queue, "timeout", Instant.now().minusSeconds(30));
+        return rows.failed(
+                "order.placed",
+                "send-confirmation",
+                queue,
+                "timeout",
+                Instant.now().minusSeconds(30));
     }
 
     @Test
@@ -99,7 +113,8 @@ class OutboxActuatorIT {
     @Test
     void theHealthGoesDownWhenAPendingDeliveryIsOlderThanTheThreshold() throws Exception {
         pending("emails", Duration.ofMinutes(1));
-        assertThat(get(readOnly, "/actuator/health/outbox").json().get("status").asText()).isEqualTo("UP");
+        assertThat(get(readOnly, "/actuator/health/outbox").json().get("status").asText())
+                .isEqualTo("UP");
 
         pending("emails", Duration.ofMinutes(10));
         Answer health = get(readOnly, "/actuator/health/outbox");
@@ -111,7 +126,8 @@ class OutboxActuatorIT {
         assertThat(backlog.get("oldestReadySeconds").asDouble()).isGreaterThan(590.0);
         assertThat(backlog.get("pending").asLong()).isEqualTo(2);
         assertThat(backlog.get("readyPending").asLong()).isEqualTo(2);
-        assertThat(get(readOnly, "/actuator/health").json().get("status").asText()).isEqualTo("DOWN");
+        assertThat(get(readOnly, "/actuator/health").json().get("status").asText())
+                .isEqualTo("DOWN");
     }
 
     @Test
@@ -123,7 +139,8 @@ class OutboxActuatorIT {
 
         assertThat(status.status()).as(status.text()).isEqualTo(200);
         assertThat(status.json().get("queues").findValuesAsText("name")).containsExactlyInAnyOrder("emails", "sms");
-        assertThat(status.json().get("failuresByReason").get("timeout").asLong()).isEqualTo(1);
+        assertThat(status.json().get("failuresByReason").get("timeout").asLong())
+                .isEqualTo(1);
         assertThat(status.json().get("oldestReadySeconds").asDouble()).isGreaterThan(100.0);
         assertThat(status.json().get("unroutedEvents").asLong()).isZero();
         assertThat(status.json().has("blockedKeysByRoute")).isTrue();
@@ -201,12 +218,14 @@ class OutboxActuatorIT {
     }
 
     private static Answer post(ConfigurableApplicationContext context, String path, String body) throws Exception {
-        return send(HttpRequest.newBuilder(uri(context, path)).header("Content-Type", "application/json")
+        return send(HttpRequest.newBuilder(uri(context, path))
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
     private static Answer send(HttpRequest.Builder request) throws Exception {
-        HttpResponse<String> response = HTTP.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response =
+                HTTP.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
         return new Answer(response.statusCode(), response.body());
     }
 

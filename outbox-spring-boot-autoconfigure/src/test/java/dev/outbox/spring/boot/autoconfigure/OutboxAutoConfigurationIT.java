@@ -115,7 +115,8 @@ class OutboxAutoConfigurationIT {
         context.getBean(Orders.class).place("o-commit", false);
 
         assertThat(count("orders", "id = 'o-commit'")).isEqualTo(1);
-        assertThat(count("outbox_events", "payload->>'orderId' = 'o-commit' and event_type = 'order.placed'")).isEqualTo(1);
+        assertThat(count("outbox_events", "payload->>'orderId' = 'o-commit' and event_type = 'order.placed'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -157,19 +158,23 @@ class OutboxAutoConfigurationIT {
 
     @Test
     void runsTheApplicationsMigrationsAndOursEachWithItsOwnHistory() {
-        assertThat(count("flyway_schema_history", "script = 'V1__orders.sql' and success")).isEqualTo(1);
+        assertThat(count("flyway_schema_history", "script = 'V1__orders.sql' and success"))
+                .isEqualTo(1);
         assertThat(count("flyway_schema_history", "script like '%outbox%'")).isZero();
-        assertThat(count("outbox_flyway_history", "script = 'V1__outbox_tables.sql' and success")).isEqualTo(1);
+        assertThat(count("outbox_flyway_history", "script = 'V1__outbox_tables.sql' and success"))
+                .isEqualTo(1);
         assertThat(count("outbox_flyway_history", "script = 'V1__orders.sql'")).isZero();
     }
 
     @Test
     void runsOurMigrationsAfterTheApplicationsAndBeforeTheDslContextIsUsed() {
         Boolean afterTheApplications = plain().fetchOne("select (select min(installed_on) from " + db.schema()
-                + ".outbox_flyway_history where type = 'SQL') >= (select max(installed_on) from " + db.schema()
-                + ".flyway_schema_history where type = 'SQL')").get(0, Boolean.class);
+                        + ".outbox_flyway_history where type = 'SQL') >= (select max(installed_on) from " + db.schema()
+                        + ".flyway_schema_history where type = 'SQL')")
+                .get(0, Boolean.class);
         assertThat(afterTheApplications).isTrue();
-        String[] dependsOn = context.getBeanFactory().getBeanDefinition("dslContext").getDependsOn();
+        String[] dependsOn =
+                context.getBeanFactory().getBeanDefinition("dslContext").getDependsOn();
         assertThat(dependsOn).contains("outboxMigrationsInitializer");
     }
 
@@ -189,16 +194,23 @@ class OutboxAutoConfigurationIT {
             new TransactionTemplate(metered.getBean(PlatformTransactionManager.class))
                     .executeWithoutResult(status -> outbox.record(dsl, new OrderPlaced("metered")));
 
-            io.micrometer.core.instrument.MeterRegistry registry = metered.getBean(io.micrometer.core.instrument.MeterRegistry.class);
-            assertThat(registry.get("outbox.events.recorded").tag("type", "order.placed").counter().count()).isEqualTo(1.0);
+            io.micrometer.core.instrument.MeterRegistry registry =
+                    metered.getBean(io.micrometer.core.instrument.MeterRegistry.class);
+            assertThat(registry.get("outbox.events.recorded")
+                            .tag("type", "order.placed")
+                            .counter()
+                            .count())
+                    .isEqualTo(1.0);
         }
     }
 
     @Test
     void outboxFlywayEnabledFalseRunsNoOutboxMigration() {
-        try (ConfigurableApplicationContext off = start(App.class, "outbox.flyway.enabled=false", "spring.flyway.enabled=false")) {
+        try (ConfigurableApplicationContext off =
+                start(App.class, "outbox.flyway.enabled=false", "spring.flyway.enabled=false")) {
             assertThat(off.getBeansOfType(OutboxMigrationsInitializer.class)).isEmpty();
-            assertThat(off.getBeansOfType(OutboxTablesVerifier.class)).hasSize(1); // the tables of the class's first start
+            assertThat(off.getBeansOfType(OutboxTablesVerifier.class))
+                    .hasSize(1); // the tables of the class's first start
         }
     }
 

@@ -59,7 +59,7 @@ class OutboxEventsIT {
         @Transactional
         public void place(String orderId, boolean fail) {
             dsl.insertInto(DSL.table("orders")).set(DSL.field("id"), orderId).execute();
-            events.publishEvent(new OrderPlaced(orderId));   // recorded now, in this transaction
+            events.publishEvent(new OrderPlaced(orderId)); // recorded now, in this transaction
             if (fail) {
                 throw new IllegalStateException("payment refused");
             }
@@ -175,7 +175,8 @@ class OutboxEventsIT {
         context.getBean(Orders.class).place("e-commit", false);
 
         assertThat(count("orders", "id = 'e-commit'")).isEqualTo(1);
-        assertThat(count("outbox_events", "payload->>'orderId' = 'e-commit' and event_type = 'order.placed'")).isEqualTo(1);
+        assertThat(count("outbox_events", "payload->>'orderId' = 'e-commit' and event_type = 'order.placed'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -201,14 +202,16 @@ class OutboxEventsIT {
         context.getBean(Orders.class).publish(new CartViewed("e-not-marked"), new OrderPlaced("e-not-marked"));
 
         assertThat(events("e-not-marked")).isEqualTo(1);
-        assertThat(count("outbox_events", "payload->>'orderId' = 'e-not-marked' and event_type = 'order.placed'")).isEqualTo(1);
+        assertThat(count("outbox_events", "payload->>'orderId' = 'e-not-marked' and event_type = 'order.placed'"))
+                .isEqualTo(1);
     }
 
     @Test
     void recordsThePayloadOfAPayloadApplicationEvent() {
         context.getBean(Orders.class).publish(new PayloadApplicationEvent<>(this, new OrderPlaced("e-payload-event")));
 
-        assertThat(count("outbox_events", "payload->>'orderId' = 'e-payload-event' and event_type = 'order.placed'")).isEqualTo(1);
+        assertThat(count("outbox_events", "payload->>'orderId' = 'e-payload-event' and event_type = 'order.placed'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -217,7 +220,9 @@ class OutboxEventsIT {
 
         context.getBean(Orders.class).publish(new OrderShipped("e-details", id));
 
-        assertThat(count("outbox_events", "id = '" + id + "' and ordering_key = 'order-e-details' and event_type = 'order.shipped'"))
+        assertThat(count(
+                        "outbox_events",
+                        "id = '" + id + "' and ordering_key = 'order-e-details' and event_type = 'order.shipped'"))
                 .isEqualTo(1);
     }
 
@@ -266,7 +271,8 @@ class OutboxEventsIT {
     void refusesAMarkedApplicationEventSubclass() {
         assertThatThrownBy(() -> context.getBean(Orders.class).publish(new PaidApplicationEvent(this)))
                 .isInstanceOf(OutboxException.class)
-                .hasMessageContaining("@OutboxEvent on " + PaidApplicationEvent.class.getName() + ": an ApplicationEvent subclass is not recorded");
+                .hasMessageContaining("@OutboxEvent on " + PaidApplicationEvent.class.getName()
+                        + ": an ApplicationEvent subclass is not recorded");
         assertThat(count("outbox_events", "event_type = 'order.paid'")).isZero();
     }
 

@@ -32,16 +32,20 @@ class OutboxPropertyFailureAnalyzerIT {
     static class App {
         @Bean
         Routes orderRoutes() {
-            return Routes.builder().job("order.placed", "send-confirmation", "emails", RetrySchedule.seconds(5), Duration.ofMinutes(5)).build();
+            return Routes.builder()
+                    .job("order.placed", "send-confirmation", "emails", RetrySchedule.seconds(5), Duration.ofMinutes(5))
+                    .build();
         }
     }
 
     @Test
     void aBadRelayPropertyFailsTheStartWithTheAnalysisNamingIt(CapturedOutput output) {
-        assertThatThrownBy(() -> BootApps.start(db, App.class, "outbox.relay.enabled=true", "outbox.relay.max-in-flight=-1"))
+        assertThatThrownBy(() ->
+                        BootApps.start(db, App.class, "outbox.relay.enabled=true", "outbox.relay.max-in-flight=-1"))
                 .hasStackTraceContaining("outbox.relay.max-in-flight must be from 1 to 100000, got -1");
 
-        assertThat(output).contains("APPLICATION FAILED TO START")
+        assertThat(output)
+                .contains("APPLICATION FAILED TO START")
                 .contains("The outbox could not start: the property 'outbox.relay.max-in-flight' is not valid.")
                 .contains("Update 'outbox.relay.max-in-flight' in the application's configuration");
     }

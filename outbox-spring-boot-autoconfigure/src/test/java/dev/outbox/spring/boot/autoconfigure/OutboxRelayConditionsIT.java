@@ -38,22 +38,33 @@ class OutboxRelayConditionsIT {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(BootApps.outboxAutoConfigurations())
-            .withBean(DataSource.class, () -> new DelegatingDataSource(db.dataSource())) // the context's close leaves the class's pool open
-            .withPropertyValues("outbox.schema=" + db.schema(), "outbox.flyway.enabled=false", "outbox.relay.auto-startup=false",
+            .withBean(
+                    DataSource.class,
+                    () -> new DelegatingDataSource(db.dataSource())) // the context's close leaves the class's pool open
+            .withPropertyValues(
+                    "outbox.schema=" + db.schema(),
+                    "outbox.flyway.enabled=false",
+                    "outbox.relay.auto-startup=false",
                     "outbox.relay.uri=" + rabbit.uri());
 
     @Configuration(proxyBeanMethods = false)
     static class RouteBean {
         @Bean
         Routes orderRoutes() {
-            return Routes.builder().job("order.placed", "send-confirmation", EMAILS, RetrySchedule.seconds(5), Duration.ofMinutes(5)).build();
+            return Routes.builder()
+                    .job("order.placed", "send-confirmation", EMAILS, RetrySchedule.seconds(5), Duration.ofMinutes(5))
+                    .build();
         }
     }
 
     @Configuration(proxyBeanMethods = false)
     static class OwnRelay {
-        static final OutboxRelay OWN = OutboxRelay.builder().dataSource(db.dataSource()).amqpUri(rabbit.uri()).tables(db.tables())
-                .routes(new RouteBean().orderRoutes()).build();
+        static final OutboxRelay OWN = OutboxRelay.builder()
+                .dataSource(db.dataSource())
+                .amqpUri(rabbit.uri())
+                .tables(db.tables())
+                .routes(new RouteBean().orderRoutes())
+                .build();
 
         @Bean
         OutboxRelay myRelay() {
@@ -79,20 +90,23 @@ class OutboxRelayConditionsIT {
 
     @Test
     void outboxRelayEnabledGivesARelayInTheLifecycleOfTheContext() {
-        runner.withUserConfiguration(RouteBean.class).withPropertyValues("outbox.relay.enabled=true").run(context -> {
-            assertThat(context).hasSingleBean(OutboxRelay.class).hasSingleBean(OutboxRelayLifecycle.class);
-            OutboxRelayLifecycle lifecycle = context.getBean(OutboxRelayLifecycle.class);
-            assertThat(lifecycle.getPhase()).isEqualTo(OutboxWorkerLifecycle.PHASE);
-            assertThat(lifecycle.isAutoStartup()).isFalse();
-            assertThat(lifecycle.isRunning()).isFalse();
-            assertThat(context.getBean(OutboxRelay.class).tables()).isEqualTo(db.tables());
-        });
+        runner.withUserConfiguration(RouteBean.class)
+                .withPropertyValues("outbox.relay.enabled=true")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(OutboxRelay.class).hasSingleBean(OutboxRelayLifecycle.class);
+                    OutboxRelayLifecycle lifecycle = context.getBean(OutboxRelayLifecycle.class);
+                    assertThat(lifecycle.getPhase()).isEqualTo(OutboxWorkerLifecycle.PHASE);
+                    assertThat(lifecycle.isAutoStartup()).isFalse();
+                    assertThat(lifecycle.isRunning()).isFalse();
+                    assertThat(context.getBean(OutboxRelay.class).tables()).isEqualTo(db.tables());
+                });
     }
 
     @Test
     void theRelayStartsWithTheContextAndStopsWithIt() {
         OutboxRelayLifecycle[] seen = new OutboxRelayLifecycle[1];
-        runner.withUserConfiguration(RouteBean.class).withPropertyValues("outbox.relay.enabled=true", "outbox.relay.auto-startup=true")
+        runner.withUserConfiguration(RouteBean.class)
+                .withPropertyValues("outbox.relay.enabled=true", "outbox.relay.auto-startup=true")
                 .run(context -> {
                     seen[0] = context.getBean(OutboxRelayLifecycle.class);
                     assertThat(seen[0].isRunning()).isTrue();
@@ -103,9 +117,12 @@ class OutboxRelayConditionsIT {
 
     @Test
     void relayEnabledWithoutOutboxRelayOnTheClassPathFailsTheStartSayingWhatToAdd() {
-        runner.withClassLoader(new FilteredClassLoader(OutboxRelay.class)).withPropertyValues("outbox.relay.enabled=true").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("outbox.relay.enabled=true, but outbox-relay is not on the class"
-                        + " path: add the dependency dev.outbox:outbox-relay (the starter has it)"));
+        runner.withClassLoader(new FilteredClassLoader(OutboxRelay.class))
+                .withPropertyValues("outbox.relay.enabled=true")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining("outbox.relay.enabled=true, but outbox-relay is not on the class"
+                                + " path: add the dependency dev.outbox:outbox-relay (the starter has it)"));
     }
 
     @Test
@@ -118,29 +135,40 @@ class OutboxRelayConditionsIT {
 
     @Test
     void anApplicationsOwnRelayWinsAndRunsInTheLifecycle() {
-        runner.withUserConfiguration(OwnRelay.class).withPropertyValues("outbox.relay.enabled=true").run(context -> {
-            assertThat(context.getBeansOfType(OutboxRelay.class)).containsOnlyKeys("myRelay");
-            assertThat(context).hasSingleBean(OutboxRelayLifecycle.class);
-        });
+        runner.withUserConfiguration(OwnRelay.class)
+                .withPropertyValues("outbox.relay.enabled=true")
+                .run(context -> {
+                    assertThat(context.getBeansOfType(OutboxRelay.class)).containsOnlyKeys("myRelay");
+                    assertThat(context).hasSingleBean(OutboxRelayLifecycle.class);
+                });
     }
 
     @Test
     void theRelaysMetersGoToTheApplicationsMeterRegistryByTheRelayServicesNames() {
-        runner.withUserConfiguration(RouteBean.class, Meters.class).withPropertyValues("outbox.relay.enabled=true").run(context -> {
-            MeterRegistry registry = context.getBean(MeterRegistry.class);
-            assertThat(registry.find("outbox.relay.events.routed").counter()).isNotNull();
-            assertThat(registry.find("outbox.relay.events.unrouted").gauge()).isNotNull();
-        });
+        runner.withUserConfiguration(RouteBean.class, Meters.class)
+                .withPropertyValues("outbox.relay.enabled=true")
+                .run(context -> {
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    assertThat(registry.find("outbox.relay.events.routed").counter())
+                            .isNotNull();
+                    assertThat(registry.find("outbox.relay.events.unrouted").gauge())
+                            .isNotNull();
+                });
     }
 
     @Test
     void theHealthHasARelayPartUpWhileTheRelayRuns() {
         runner.withUserConfiguration(RouteBean.class)
-                .withPropertyValues("outbox.relay.enabled=true").run(context -> {
+                .withPropertyValues("outbox.relay.enabled=true")
+                .run(context -> {
                     OutboxHealth health = context.getBean(OutboxHealth.class);
-                    assertThat(part(health.check(), "relay")).containsEntry("status", "DOWN").containsEntry("running", false);
+                    assertThat(part(health.check(), "relay"))
+                            .containsEntry("status", "DOWN")
+                            .containsEntry("running", false);
                     context.getBean(OutboxRelayLifecycle.class).start();
-                    assertThat(part(health.check(), "relay")).containsEntry("status", "UP").containsEntry("running", true);
+                    assertThat(part(health.check(), "relay"))
+                            .containsEntry("status", "UP")
+                            .containsEntry("running", true);
                 });
     }
 
@@ -151,58 +179,84 @@ class OutboxRelayConditionsIT {
 
     @Test
     void relayEnabledWithoutRoutesFailsTheStartNamingTheProperties() {
-        runner.withPropertyValues("outbox.relay.enabled=true").run(context -> assertThat(context).getFailure()
-                .hasStackTraceContaining("outbox.relay.enabled=true, but the relay has no routes: set outbox.relay.routes-file"
-                        + " or declare a Routes bean"));
+        runner.withPropertyValues("outbox.relay.enabled=true")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "outbox.relay.enabled=true, but the relay has no routes: set outbox.relay.routes-file"
+                                        + " or declare a Routes bean"));
     }
 
     @Test
     void anUnreadableRoutesFileFailsTheStartNamingTheProperty() {
-        runner.withPropertyValues("outbox.relay.enabled=true", "outbox.relay.routes-file=/no/such/routes.yaml").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("outbox.relay.routes-file: /no/such/routes.yaml: no such routes file"));
+        runner.withPropertyValues("outbox.relay.enabled=true", "outbox.relay.routes-file=/no/such/routes.yaml")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "outbox.relay.routes-file: /no/such/routes.yaml: no such routes file"));
     }
 
     @Test
     void aSleepOfNoWholeSecondsFailsTheStartNamingTheProperty() {
-        runner.withUserConfiguration(RouteBean.class).withPropertyValues("outbox.relay.enabled=true", "outbox.relay.sleep=1500ms").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining(
-                        "outbox.relay.sleep must be a whole number of seconds from 1 to 3600, got PT1.5S"));
+        runner.withUserConfiguration(RouteBean.class)
+                .withPropertyValues("outbox.relay.enabled=true", "outbox.relay.sleep=1500ms")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "outbox.relay.sleep must be a whole number of seconds from 1 to 3600, got PT1.5S"));
     }
 
     @Test
     void aNegativeMaxInFlightFailsTheStartNamingTheProperty() {
-        runner.withUserConfiguration(RouteBean.class).withPropertyValues("outbox.relay.enabled=true", "outbox.relay.max-in-flight=-1").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("outbox.relay.max-in-flight must be from 1 to 100000, got -1"));
+        runner.withUserConfiguration(RouteBean.class)
+                .withPropertyValues("outbox.relay.enabled=true", "outbox.relay.max-in-flight=-1")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining("outbox.relay.max-in-flight must be from 1 to 100000, got -1"));
     }
 
     @Test
     void anUnknownQueueTypeFailsTheStartNamingTheProperty() {
-        runner.withUserConfiguration(RouteBean.class).withPropertyValues("outbox.relay.enabled=true", "outbox.relay.queue-type=stream").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("outbox.relay.queue-type must be classic or quorum, got 'stream'"));
-        runner.withUserConfiguration(RouteBean.class).withPropertyValues("outbox.relay.enabled=true", "outbox.relay.queue-type=stream\u001b[2J")
-                .run(context -> assertThat(context).getFailure()
-                        .hasStackTraceContaining("outbox.relay.queue-type must be classic or quorum, got 'stream\\u001b[2J'"));
+        runner.withUserConfiguration(RouteBean.class)
+                .withPropertyValues("outbox.relay.enabled=true", "outbox.relay.queue-type=stream")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining("outbox.relay.queue-type must be classic or quorum, got 'stream'"));
+        runner.withUserConfiguration(RouteBean.class)
+                .withPropertyValues("outbox.relay.enabled=true", "outbox.relay.queue-type=stream\u001b[2J")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "outbox.relay.queue-type must be classic or quorum, got 'stream\\u001b[2J'"));
     }
 
     @Test
     void theFailureAnalyzerTellsTheBadPropertyAndWhatToDo() {
-        runner.withUserConfiguration(RouteBean.class).withPropertyValues("outbox.relay.enabled=true", "outbox.relay.max-in-flight=-1").run(context -> {
-            FailureAnalysis analysis = new OutboxPropertyFailureAnalyzer().analyze(context.getStartupFailure());
-            assertThat(analysis).isNotNull();
-            assertThat(analysis.getDescription()).isEqualTo("The outbox could not start: the property 'outbox.relay.max-in-flight' is not"
-                    + " valid.\n\n    outbox.relay.max-in-flight must be from 1 to 100000, got -1");
-            assertThat(analysis.getAction()).startsWith("Update 'outbox.relay.max-in-flight' in the application's configuration");
-        });
+        runner.withUserConfiguration(RouteBean.class)
+                .withPropertyValues("outbox.relay.enabled=true", "outbox.relay.max-in-flight=-1")
+                .run(context -> {
+                    FailureAnalysis analysis = new OutboxPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis).isNotNull();
+                    assertThat(analysis.getDescription())
+                            .isEqualTo("The outbox could not start: the property 'outbox.relay.max-in-flight' is not"
+                                    + " valid.\n\n    outbox.relay.max-in-flight must be from 1 to 100000, got -1");
+                    assertThat(analysis.getAction())
+                            .startsWith("Update 'outbox.relay.max-in-flight' in the application's configuration");
+                });
     }
 
     @Test
     void theFailureAnalyzerTellsABadWorkerPrefetchToo() {
-        runner.withBean("sendConfirmation", OutboxJobHandler.class,
+        runner.withBean(
+                        "sendConfirmation",
+                        OutboxJobHandler.class,
                         () -> OutboxJobHandler.of("send-confirmation", Object.class, EMAILS, (event, context) -> {}))
-                .withPropertyValues("outbox.worker.auto-startup=false", "outbox.worker.prefetch=-1").run(context -> {
+                .withPropertyValues("outbox.worker.auto-startup=false", "outbox.worker.prefetch=-1")
+                .run(context -> {
                     FailureAnalysis analysis = new OutboxPropertyFailureAnalyzer().analyze(context.getStartupFailure());
                     assertThat(analysis).isNotNull();
-                    assertThat(analysis.getDescription()).contains("the property 'outbox.worker.prefetch' is not valid")
+                    assertThat(analysis.getDescription())
+                            .contains("the property 'outbox.worker.prefetch' is not valid")
                             .contains("outbox.worker.prefetch must be 1..65535, got -1");
                 });
     }

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.Outbox;
 import dev.outbox.relay.RetrySchedule;
+import dev.outbox.relay.Routes;
 import dev.outbox.spring.boot.autoconfigure.OutboxAutoConfigurationIT.OrderPlaced;
 import dev.outbox.spring.boot.autoconfigure.OutboxAutoConfigurationIT.Orders;
-import dev.outbox.relay.Routes;
 import dev.outbox.testing.PostgresSchemaExtension;
 import dev.outbox.testing.RabbitExtension;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,8 +52,12 @@ class OutboxRelayIT {
 
     /** A handler of OutboxAutoConfigurationIT's order event that counts its calls. */
     static OutboxJobHandler<OrderPlaced> counting(String jobType, String queue) {
-        return OutboxJobHandler.of(jobType, OrderPlaced.class, queue,
-                (order, context) -> calls.computeIfAbsent(order.orderId(), id -> new AtomicInteger()).incrementAndGet());
+        return OutboxJobHandler.of(
+                jobType,
+                OrderPlaced.class,
+                queue,
+                (order, context) -> calls.computeIfAbsent(order.orderId(), id -> new AtomicInteger())
+                        .incrementAndGet());
     }
 
     /** Records orders in {@code @Transactional} (OutboxAutoConfigurationIT's service), relays, and runs its own jobs. */
@@ -77,7 +81,12 @@ class OutboxRelayIT {
         @Bean
         Routes orderRoutes() {
             return Routes.builder()
-                    .job("order.placed", "send-confirmation", CONFIRMATIONS, RetrySchedule.seconds(5, 30), Duration.ofMinutes(5))
+                    .job(
+                            "order.placed",
+                            "send-confirmation",
+                            CONFIRMATIONS,
+                            RetrySchedule.seconds(5, 30),
+                            Duration.ofMinutes(5))
                     .build();
         }
 
@@ -107,14 +116,21 @@ class OutboxRelayIT {
     }
 
     private static String status(String orderId) {
-        return BootApps.count(db, "outbox_deliveries", "status = 'completed' and event_id in (select id from " + db.schema()
-                + ".outbox_events where payload->>'orderId' = '" + orderId + "')") == 1 ? "completed" : "not completed";
+        return BootApps.count(
+                                db,
+                                "outbox_deliveries",
+                                "status = 'completed' and event_id in (select id from " + db.schema()
+                                        + ".outbox_events where payload->>'orderId' = '" + orderId + "')")
+                        == 1
+                ? "completed"
+                : "not completed";
     }
 
     /** The publishes of the confirmations queue that the broker confirmed, by the relay's meter (the relay service's name). */
     private static double confirmed(MeterRegistry registry) {
         return registry.find("outbox.relay.deliveries.confirmed").tag("queue", CONFIRMATIONS).counters().stream()
-                .mapToDouble(c -> c.count()).sum();
+                .mapToDouble(c -> c.count())
+                .sum();
     }
 
     private static int calls(String orderId) {
@@ -133,9 +149,14 @@ class OutboxRelayIT {
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             // the broker's confirm may reach the relay after the worker has completed the job
             await().atMost(Duration.ofSeconds(10)).until(() -> confirmed(registry) == 1.0);
-            assertThat(BootApps.count(db, "outbox_deliveries", "attempts = 1 and event_id in (select id from " + db.schema()
-                    + ".outbox_events where payload->>'orderId' = 'r-1')")).isEqualTo(1);
-            OutboxHealthCheck.Result health = context.getBean(OutboxHealth.class).check();
+            assertThat(BootApps.count(
+                            db,
+                            "outbox_deliveries",
+                            "attempts = 1 and event_id in (select id from " + db.schema()
+                                    + ".outbox_events where payload->>'orderId' = 'r-1')"))
+                    .isEqualTo(1);
+            OutboxHealthCheck.Result health =
+                    context.getBean(OutboxHealth.class).check();
             assertThat(health.details().get("relay")).isEqualTo(Map.of("status", "UP", "running", true));
         }
     }
@@ -150,8 +171,8 @@ class OutboxRelayIT {
                       retryDelaysSeconds: [5]
                       deliveryTimeoutSeconds: 300
                 """.formatted(INVOICES));
-        try (ConfigurableApplicationContext context = BootApps.start(db, FileRoutedApp.class,
-                withRelay("outbox.relay.routes-file=" + routes))) {
+        try (ConfigurableApplicationContext context =
+                BootApps.start(db, FileRoutedApp.class, withRelay("outbox.relay.routes-file=" + routes))) {
             place(context, "b-1");
 
             await().atMost(Duration.ofSeconds(20)).until(() -> status("b-1").equals("completed"));
@@ -168,15 +189,22 @@ class OutboxRelayIT {
                 place(i % 2 == 0 ? one : two, "twice-" + i);
             }
 
-            await().atMost(Duration.ofSeconds(60)).until(() -> BootApps.count(db, "outbox_deliveries",
-                    "status = 'completed' and queue_name = '" + CONFIRMATIONS + "' and event_id in (select id from " + db.schema()
-                            + ".outbox_events where payload->>'orderId' like 'twice-%')") == events);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> BootApps.count(
+                                    db,
+                                    "outbox_deliveries",
+                                    "status = 'completed' and queue_name = '" + CONFIRMATIONS
+                                            + "' and event_id in (select id from " + db.schema()
+                                            + ".outbox_events where payload->>'orderId' like 'twice-%')")
+                            == events);
             for (int i = 0; i < events; i++) {
                 assertThat(calls("twice-" + i)).as("calls of twice-" + i).isEqualTo(1);
             }
             assertThat(BootApps.count(db, "outbox_deliveries", "attempts <> 1")).isZero();
-            await().atMost(Duration.ofSeconds(10)).until(() -> confirmed(one.getBean(MeterRegistry.class))
-                    + confirmed(two.getBean(MeterRegistry.class)) == events);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            confirmed(one.getBean(MeterRegistry.class)) + confirmed(two.getBean(MeterRegistry.class))
+                                    == events);
         }
     }
 }

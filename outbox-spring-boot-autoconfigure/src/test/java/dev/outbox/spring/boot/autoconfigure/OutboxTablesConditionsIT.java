@@ -31,7 +31,10 @@ class OutboxTablesConditionsIT {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OutboxAutoConfiguration.class))
-            .withBean(DataSource.class, () -> new DelegatingDataSource(db.dataSource())); // the context's close leaves the class's pool open
+            .withBean(
+                    DataSource.class,
+                    () -> new DelegatingDataSource(
+                            db.dataSource())); // the context's close leaves the class's pool open
 
     /** Runs {@code test} on a schema of its own, {@code <class schema>_<suffix>}, dropped after it. */
     private static void inOwnSchema(String suffix, Consumer<OutboxTables> test) throws SQLException {
@@ -39,7 +42,8 @@ class OutboxTablesConditionsIT {
         try {
             test.accept(tables);
         } finally {
-            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = db.dataSource().getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA IF EXISTS " + tables.schema() + " CASCADE");
             }
         }
@@ -47,18 +51,27 @@ class OutboxTablesConditionsIT {
 
     @Test
     void missingTablesWithTheMigrationsOffFailTheStartNamingThem() {
-        runner.withPropertyValues("outbox.schema=" + db.schema(), "outbox.flyway.enabled=false").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("outbox.flyway.enabled=false, and the outbox tables are missing: schema "
-                        + db.schema() + " has no table outbox_events and outbox_deliveries"));
+        runner.withPropertyValues("outbox.schema=" + db.schema(), "outbox.flyway.enabled=false")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "outbox.flyway.enabled=false, and the outbox tables are missing: schema " + db.schema()
+                                        + " has no table outbox_events and outbox_deliveries"));
     }
 
     @Test
     void tablesBehindThisVersionWithTheMigrationsOffFailTheStartNamingTheMigration() throws SQLException {
         inOwnSchema("v3", tables -> {
-            OutboxMigrations.configure(Flyway.configure().dataSource(db.dataSource()), tables).target("3").load().migrate();
-            runner.withPropertyValues("outbox.schema=" + tables.schema(), "outbox.flyway.enabled=false").run(context ->
-                    assertThat(context).getFailure().hasStackTraceContaining("outbox.flyway.enabled=false, and the outbox tables are behind"
-                            + " this version: " + tables.schema() + ".outbox_deliveries has no column ordering_key (migration V4__outbox_ordering)"));
+            OutboxMigrations.configure(Flyway.configure().dataSource(db.dataSource()), tables)
+                    .target("3")
+                    .load()
+                    .migrate();
+            runner.withPropertyValues("outbox.schema=" + tables.schema(), "outbox.flyway.enabled=false")
+                    .run(context -> assertThat(context)
+                            .getFailure()
+                            .hasStackTraceContaining("outbox.flyway.enabled=false, and the outbox tables are behind"
+                                    + " this version: " + tables.schema()
+                                    + ".outbox_deliveries has no column ordering_key (migration V4__outbox_ordering)"));
         });
     }
 
@@ -66,25 +79,34 @@ class OutboxTablesConditionsIT {
     void upToDateTablesWithTheMigrationsOffStart() throws SQLException {
         inOwnSchema("ok", tables -> {
             OutboxMigrations.migrate(db.dataSource(), tables);
-            runner.withPropertyValues("outbox.schema=" + tables.schema(), "outbox.flyway.enabled=false").run(context -> {
-                assertThat(context).hasNotFailed();
-                assertThat(context).hasSingleBean(OutboxTablesVerifier.class).doesNotHaveBean(OutboxMigrationsInitializer.class);
-            });
+            runner.withPropertyValues("outbox.schema=" + tables.schema(), "outbox.flyway.enabled=false")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(context)
+                                .hasSingleBean(OutboxTablesVerifier.class)
+                                .doesNotHaveBean(OutboxMigrationsInitializer.class);
+                    });
         });
     }
 
     @Test
     void withTheMigrationsOnTheyMakeTheTablesAndNothingChecksThem() throws SQLException {
-        inOwnSchema("on", tables -> runner.withPropertyValues("outbox.schema=" + tables.schema()).run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(context).hasSingleBean(OutboxMigrationsInitializer.class).doesNotHaveBean(OutboxTablesVerifier.class);
-        }));
+        inOwnSchema(
+                "on",
+                tables -> runner.withPropertyValues("outbox.schema=" + tables.schema())
+                        .run(context -> {
+                            assertThat(context).hasNotFailed();
+                            assertThat(context)
+                                    .hasSingleBean(OutboxMigrationsInitializer.class)
+                                    .doesNotHaveBean(OutboxTablesVerifier.class);
+                        }));
     }
 
     @Test
     void withoutOutboxRelayOnTheClassPathNothingChecksTheTables() {
         runner.withClassLoader(new FilteredClassLoader(OutboxRelay.class))
-                .withPropertyValues("outbox.schema=" + db.schema(), "outbox.flyway.enabled=false").run(context -> {
+                .withPropertyValues("outbox.schema=" + db.schema(), "outbox.flyway.enabled=false")
+                .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context).doesNotHaveBean(OutboxTablesVerifier.class);
                 });

@@ -33,8 +33,11 @@ class OutboxWorkerConditionsIT {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OutboxAutoConfiguration.class))
-            .withBean(DataSource.class, () -> new DelegatingDataSource(db.dataSource())) // the context's close leaves the class's pool open
-            .withPropertyValues("outbox.schema=" + db.schema(), "outbox.flyway.enabled=false", "outbox.worker.auto-startup=false");
+            .withBean(
+                    DataSource.class,
+                    () -> new DelegatingDataSource(db.dataSource())) // the context's close leaves the class's pool open
+            .withPropertyValues(
+                    "outbox.schema=" + db.schema(), "outbox.flyway.enabled=false", "outbox.worker.auto-startup=false");
 
     @Configuration(proxyBeanMethods = false)
     static class OneHandler {
@@ -63,15 +66,21 @@ class OutboxWorkerConditionsIT {
 
         @Bean
         OutboxJobHandler<OrderPlaced> mailTheCustomer() {
-            return OutboxJobHandler.of("send-confirmation", OrderPlaced.class, rabbit.queue("mails"), (order, context) -> {});
+            return OutboxJobHandler.of(
+                    "send-confirmation", OrderPlaced.class, rabbit.queue("mails"), (order, context) -> {});
         }
     }
 
     @Configuration(proxyBeanMethods = false)
     static class OwnWorker {
-        static final OutboxWorker OWN = OutboxWorker.builder().dataSource(db.dataSource()).amqpUri(rabbit.uri())
-                .tables(db.tables()).queue("own").handler("own-job", OrderPlaced.class, (order, context) -> {})
-                .shutdownHook(false).build();
+        static final OutboxWorker OWN = OutboxWorker.builder()
+                .dataSource(db.dataSource())
+                .amqpUri(rabbit.uri())
+                .tables(db.tables())
+                .queue("own")
+                .handler("own-job", OrderPlaced.class, (order, context) -> {})
+                .shutdownHook(false)
+                .build();
 
         @Bean
         OutboxWorker myWorker() {
@@ -100,7 +109,8 @@ class OutboxWorkerConditionsIT {
 
     @Test
     void theWorkerStartsWithTheContextUnlessAutoStartupIsOff() {
-        runner.withUserConfiguration(OneHandler.class).withPropertyValues("outbox.worker.auto-startup=true")
+        runner.withUserConfiguration(OneHandler.class)
+                .withPropertyValues("outbox.worker.auto-startup=true")
                 .run(context -> {
                     OutboxWorkerLifecycle lifecycle = context.getBean(OutboxWorkerLifecycle.class);
                     assertThat(lifecycle.isAutoStartup()).isTrue();
@@ -110,10 +120,14 @@ class OutboxWorkerConditionsIT {
 
     @Test
     void outboxWorkerEnabledFalseGivesNoWorker() {
-        runner.withUserConfiguration(OneHandler.class).withPropertyValues("outbox.worker.enabled=false").run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(context).doesNotHaveBean(OutboxWorker.class).doesNotHaveBean(OutboxWorkerLifecycle.class);
-        });
+        runner.withUserConfiguration(OneHandler.class)
+                .withPropertyValues("outbox.worker.enabled=false")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context)
+                            .doesNotHaveBean(OutboxWorker.class)
+                            .doesNotHaveBean(OutboxWorkerLifecycle.class);
+                });
     }
 
     @Test
@@ -126,51 +140,73 @@ class OutboxWorkerConditionsIT {
 
     @Test
     void twoHandlerBeansForOneJobTypeFailTheStartNamingBoth() {
-        runner.withUserConfiguration(TwoHandlersForOneJobType.class).run(context -> assertThat(context).getFailure()
-                .hasStackTraceContaining("job type 'send-confirmation' has two handler beans, 'sendConfirmation' and 'mailTheCustomer':"
-                        + " one job type has one handler"));
+        runner.withUserConfiguration(TwoHandlersForOneJobType.class)
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "job type 'send-confirmation' has two handler beans, 'sendConfirmation' and 'mailTheCustomer':"
+                                        + " one job type has one handler"));
     }
 
     @Test
     void aNegativePrefetchFailsTheStartNamingTheProperty() {
-        runner.withUserConfiguration(OneHandler.class).withPropertyValues("outbox.worker.prefetch=-1").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("outbox.worker.prefetch must be 1..65535, got -1"));
+        runner.withUserConfiguration(OneHandler.class)
+                .withPropertyValues("outbox.worker.prefetch=-1")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining("outbox.worker.prefetch must be 1..65535, got -1"));
     }
 
     @Test
     void aZeroConcurrencyOfOneQueueFailsTheStartNamingItsProperty() {
-        runner.withUserConfiguration(OneHandler.class).withPropertyValues("outbox.worker.queues." + EMAILS + ".concurrency=0").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("outbox.worker.queues." + EMAILS + ".concurrency must be 1..1000, got 0"));
+        runner.withUserConfiguration(OneHandler.class)
+                .withPropertyValues("outbox.worker.queues." + EMAILS + ".concurrency=0")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "outbox.worker.queues." + EMAILS + ".concurrency must be 1..1000, got 0"));
     }
 
     @Test
     void aQueuesPrefetchBelowItsConcurrencyFailsTheStartNamingBothProperties() {
         runner.withUserConfiguration(OneHandler.class)
-                .withPropertyValues("outbox.worker.queues." + EMAILS + ".prefetch=5", "outbox.worker.concurrency=10").run(context ->
-                        assertThat(context).getFailure().hasStackTraceContaining(
-                                "outbox.worker.queues." + EMAILS + ".prefetch (5) must be at least outbox.worker.concurrency (10)"));
+                .withPropertyValues("outbox.worker.queues." + EMAILS + ".prefetch=5", "outbox.worker.concurrency=10")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining("outbox.worker.queues." + EMAILS
+                                + ".prefetch (5) must be at least outbox.worker.concurrency (10)"));
     }
 
     @Test
     void aQueueNameWithDotsAndCapitalsIsSetInBracketsAndNamedSoInErrors() {
         String queue = HandlerOfADottedQueue.QUEUE;
-        runner.withUserConfiguration(HandlerOfADottedQueue.class).withPropertyValues("outbox.worker.queues[" + queue + "].prefetch=-5")
-                .run(context -> assertThat(context).getFailure().hasStackTraceContaining(
-                        "outbox.worker.queues[" + queue + "].prefetch must be 1..65535, got -5"));
+        runner.withUserConfiguration(HandlerOfADottedQueue.class)
+                .withPropertyValues("outbox.worker.queues[" + queue + "].prefetch=-5")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "outbox.worker.queues[" + queue + "].prefetch must be 1..65535, got -5"));
     }
 
     @Test
     void settingsOfAQueueNoHandlerReadsFailTheStartNamingIt() {
-        runner.withUserConfiguration(OneHandler.class).withPropertyValues("outbox.worker.queues.emials.prefetch=10").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining(
-                        "outbox.worker.queues.emials: no handler bean reads queue 'emials' (the handler beans read [" + EMAILS + "])"));
+        runner.withUserConfiguration(OneHandler.class)
+                .withPropertyValues("outbox.worker.queues.emials.prefetch=10")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
+                                "outbox.worker.queues.emials: no handler bean reads queue 'emials' (the handler beans read ["
+                                        + EMAILS + "])"));
     }
 
     @Test
     void aShutdownGraceNotShorterThanTheShutdownPhaseFailsTheStartNamingBoth() {
         runner.withUserConfiguration(OneHandler.class)
-                .withPropertyValues("outbox.worker.shutdown-grace=20s", "spring.lifecycle.timeout-per-shutdown-phase=20s").run(context ->
-                        assertThat(context).getFailure().hasStackTraceContaining(
+                .withPropertyValues(
+                        "outbox.worker.shutdown-grace=20s", "spring.lifecycle.timeout-per-shutdown-phase=20s")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining(
                                 "outbox.worker.shutdown-grace (PT20S) must be at least 0 and shorter than"
                                         + " spring.lifecycle.timeout-per-shutdown-phase (PT20S)"));
     }

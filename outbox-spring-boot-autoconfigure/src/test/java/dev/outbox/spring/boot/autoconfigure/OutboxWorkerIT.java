@@ -97,8 +97,8 @@ class OutboxWorkerIT {
         // snippet:spring-boot-handler
         @Bean
         OutboxJobHandler<OrderPlaced> sendConfirmation(Mailer mailer) {
-            return OutboxJobHandler.of("send-confirmation", OrderPlaced.class, CONFIRMATIONS,
-                    (order, context) -> mailer.send(order));
+            return OutboxJobHandler.of(
+                    "send-confirmation", OrderPlaced.class, CONFIRMATIONS, (order, context) -> mailer.send(order));
         }
         // end-snippet
     }
@@ -112,7 +112,9 @@ class OutboxWorkerIT {
         @Bean
         OpenTelemetry openTelemetry() {
             return OpenTelemetrySdk.builder()
-                    .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
+                    .setTracerProvider(SdkTracerProvider.builder()
+                            .addSpanProcessor(SimpleSpanProcessor.create(spans))
+                            .build())
                     .build();
         }
     }
@@ -187,9 +189,23 @@ class OutboxWorkerIT {
                 .connectionFactory(rabbit.connectionFactory())
                 .tables(db.tables())
                 .routes(Routes.builder()
-                        .route("worker.order.placed", Route.job("send-confirmation", CONFIRMATIONS, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
-                        .route("worker.report.requested", Route.job("slow-job", SLOW, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
-                        .route("worker.order.traced", Route.job("traced-confirmation", TRACED, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                        .route(
+                                "worker.order.placed",
+                                Route.job(
+                                        "send-confirmation",
+                                        CONFIRMATIONS,
+                                        RetrySchedule.seconds(1),
+                                        Duration.ofSeconds(60)))
+                        .route(
+                                "worker.report.requested",
+                                Route.job("slow-job", SLOW, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
+                        .route(
+                                "worker.order.traced",
+                                Route.job(
+                                        "traced-confirmation",
+                                        TRACED,
+                                        RetrySchedule.seconds(1),
+                                        Duration.ofSeconds(60)))
                         .build())
                 .notifications(false)
                 .build()) {
@@ -199,9 +215,14 @@ class OutboxWorkerIT {
 
     /** Status, attempts and failure reason of the delivery of {@code orderId}'s event for {@code jobType}. */
     private static Record delivery(String orderId, String jobType) {
-        return DSL.using(db.dataSource(), SQLDialect.POSTGRES).fetchOne("select d.status::text as status, d.attempts, d.failure_reason from "
-                + db.schema() + ".outbox_deliveries d join " + db.schema() + ".outbox_events e on e.id = d.event_id"
-                + " where e.payload->>'orderId' = ? and d.job_type = ?", orderId, jobType);
+        return DSL.using(db.dataSource(), SQLDialect.POSTGRES)
+                .fetchOne(
+                        "select d.status::text as status, d.attempts, d.failure_reason from "
+                                + db.schema() + ".outbox_deliveries d join " + db.schema()
+                                + ".outbox_events e on e.id = d.event_id"
+                                + " where e.payload->>'orderId' = ? and d.job_type = ?",
+                        orderId,
+                        jobType);
     }
 
     private static String status(String orderId, String jobType) {
@@ -216,9 +237,11 @@ class OutboxWorkerIT {
             record(context, new OrderPlaced("o-1"));
             relayOnce();
 
-            await().atMost(Duration.ofSeconds(20)).until(() -> status("o-1", "send-confirmation").equals("completed"));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> status("o-1", "send-confirmation").equals("completed"));
             assertThat(context.getBean(Mailer.class).sent).containsExactly("o-1");
-            assertThat(delivery("o-1", "send-confirmation").get("attempts", Integer.class)).isEqualTo(1);
+            assertThat(delivery("o-1", "send-confirmation").get("attempts", Integer.class))
+                    .isEqualTo(1);
         }
     }
 
@@ -228,28 +251,40 @@ class OutboxWorkerIT {
             record(context, new OrderPlaced("o-traced"));
             relayOnce();
 
-            await().atMost(Duration.ofSeconds(20)).until(() -> status("o-traced", "send-confirmation").equals("completed"));
-            await().atMost(Duration.ofSeconds(5)).until(() -> TracedJobService.spans.getFinishedSpanItems().stream()
-                    .anyMatch(span -> span.getName().equals("process " + CONFIRMATIONS)));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> status("o-traced", "send-confirmation").equals("completed"));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> TracedJobService.spans.getFinishedSpanItems().stream()
+                            .anyMatch(span -> span.getName().equals("process " + CONFIRMATIONS)));
         }
     }
 
     @Test
     void underBootsMicrometerTracingTheJobContinuesTheTraceOfItsRecording() {
-        try (ConfigurableApplicationContext context = BootApps.start(db, MicrometerTracedJobService.class,
-                withBroker("management.tracing.sampling.probability=1.0"))) {
+        try (ConfigurableApplicationContext context = BootApps.start(
+                db, MicrometerTracedJobService.class, withBroker("management.tracing.sampling.probability=1.0"))) {
             Tracer tracer = context.getBean(Tracer.class);
-            TraceContext recording = Observation.createNotStarted("place-order", context.getBean(ObservationRegistry.class)).observe(() -> {
-                context.getBean(EventDesk.class).place(new OrderTraced("o-micrometer"));
-                return tracer.currentSpan().context();
-            });
+            TraceContext recording = Observation.createNotStarted(
+                            "place-order", context.getBean(ObservationRegistry.class))
+                    .observe(() -> {
+                        context.getBean(EventDesk.class).place(new OrderTraced("o-micrometer"));
+                        return tracer.currentSpan().context();
+                    });
             relayOnce();
 
-            await().atMost(Duration.ofSeconds(20)).until(() -> status("o-micrometer", "traced-confirmation").equals("completed"));
-            assertThat(context.getBean(SdkTracerProvider.class).forceFlush().join(10, TimeUnit.SECONDS).isSuccess()).isTrue();
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> status("o-micrometer", "traced-confirmation").equals("completed"));
+            assertThat(context.getBean(SdkTracerProvider.class)
+                            .forceFlush()
+                            .join(10, TimeUnit.SECONDS)
+                            .isSuccess())
+                    .isTrue();
             Map<String, SpanData> spans = context.getBean(InMemorySpanExporter.class).getFinishedSpanItems().stream()
                     .collect(Collectors.toMap(SpanData::getSpanId, Function.identity()));
-            SpanData job = spans.values().stream().filter(span -> span.getName().equals("process " + TRACED)).findFirst().orElseThrow();
+            SpanData job = spans.values().stream()
+                    .filter(span -> span.getName().equals("process " + TRACED))
+                    .findFirst()
+                    .orElseThrow();
             assertThat(spans).containsKey(recording.spanId());
 
             assertThat(job.getTraceId()).isEqualTo(recording.traceId());
@@ -264,7 +299,8 @@ class OutboxWorkerIT {
     /** The span ids above {@code span}, its parent first, as far as the finished spans go. */
     private static List<String> ancestors(SpanData span, Map<String, SpanData> spans) {
         List<String> chain = new ArrayList<>();
-        for (String parent = span.getParentSpanId(); !chain.contains(parent) && spans.containsKey(parent);
+        for (String parent = span.getParentSpanId();
+                !chain.contains(parent) && spans.containsKey(parent);
                 parent = spans.get(parent).getParentSpanId()) {
             chain.add(parent);
         }
@@ -276,14 +312,19 @@ class OutboxWorkerIT {
         try (ConfigurableApplicationContext context = BootApps.start(db, JobService.class, withBroker())) {
             record(context, new OrderPlaced("flaky-1"));
             relayOnce();
-            await().atMost(Duration.ofSeconds(20)).until(() -> status("flaky-1", "send-confirmation").equals("pending"));
-            assertThat(delivery("flaky-1", "send-confirmation").get("attempts", Integer.class)).isEqualTo(1);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> status("flaky-1", "send-confirmation").equals("pending"));
+            assertThat(delivery("flaky-1", "send-confirmation").get("attempts", Integer.class))
+                    .isEqualTo(1);
 
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(300)).until(() -> {
-                relayOnce(); // the retry is dispatched once its delay of 1 s has passed
-                return status("flaky-1", "send-confirmation").equals("completed");
-            });
-            assertThat(delivery("flaky-1", "send-confirmation").get("attempts", Integer.class)).isEqualTo(2);
+            await().atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(300))
+                    .until(() -> {
+                        relayOnce(); // the retry is dispatched once its delay of 1 s has passed
+                        return status("flaky-1", "send-confirmation").equals("completed");
+                    });
+            assertThat(delivery("flaky-1", "send-confirmation").get("attempts", Integer.class))
+                    .isEqualTo(2);
             assertThat(context.getBean(Mailer.class).calls).hasValue(2); // the failed call and the retry
             assertThat(context.getBean(Mailer.class).sent).containsExactly("flaky-1");
         }
@@ -291,8 +332,8 @@ class OutboxWorkerIT {
 
     @Test
     void aShutdownDuringAJobEndsWithinTheShutdownPhaseAndMarksTheJobWorkerDied() throws Exception {
-        ConfigurableApplicationContext context = BootApps.start(db, SlowJobService.class,
-                withBroker("spring.lifecycle.timeout-per-shutdown-phase=4s"));
+        ConfigurableApplicationContext context =
+                BootApps.start(db, SlowJobService.class, withBroker("spring.lifecycle.timeout-per-shutdown-phase=4s"));
         try {
             record(context, new ReportRequested("o-slow"));
             relayOnce();

@@ -34,16 +34,12 @@ class KotlinHandlerBeanIT {
         @RegisterExtension
         val db: PostgresSchemaExtension = PostgresSchemaExtension.migrated()
 
-        @JvmField
-        @RegisterExtension
-        val rabbit: RabbitExtension = RabbitExtension()
+        @JvmField @RegisterExtension val rabbit: RabbitExtension = RabbitExtension()
 
         val emails: String = rabbit.queue("kotlin-emails")
     }
 
-    @JvmRecord
-    @EventType("kotlin.order.placed")
-    data class OrderPlaced(val orderId: String)
+    @JvmRecord @EventType("kotlin.order.placed") data class OrderPlaced(val orderId: String)
 
     class Mailer {
         val sent: MutableList<String> = CopyOnWriteArrayList()
@@ -55,12 +51,13 @@ class KotlinHandlerBeanIT {
 
     @Configuration(proxyBeanMethods = false)
     class JobService {
-        @Bean
-        fun mailer() = Mailer()
+        @Bean fun mailer() = Mailer()
 
         @Bean
         fun sendConfirmation(mailer: Mailer) =
-            OutboxJobHandler.of("send-confirmation", OrderPlaced::class.java, emails) { order, _ -> mailer.send(order) }
+            OutboxJobHandler.of("send-confirmation", OrderPlaced::class.java, emails) { order, _ ->
+                mailer.send(order)
+            }
     }
 
     private fun relayOnce() {
@@ -68,29 +65,51 @@ class KotlinHandlerBeanIT {
             .dataSource(db.dataSource())
             .connectionFactory(rabbit.connectionFactory())
             .tables(db.tables())
-            .routes(Routes.builder()
-                .route("kotlin.order.placed", Route.job("send-confirmation", emails, RetrySchedule.seconds(1), Duration.ofSeconds(60)))
-                .build())
+            .routes(
+                Routes.builder()
+                    .route(
+                        "kotlin.order.placed",
+                        Route.job(
+                            "send-confirmation",
+                            emails,
+                            RetrySchedule.seconds(1),
+                            Duration.ofSeconds(60),
+                        ),
+                    )
+                    .build()
+            )
             .notifications(false)
             .build()
             .use { it.runOnce() }
     }
 
     private fun status(orderId: String): String? =
-        DSL.using(db.dataSource(), SQLDialect.POSTGRES).fetchValue(
-            "select d.status::text from " + db.schema() + ".outbox_deliveries d join " + db.schema() +
-                ".outbox_events e on e.id = d.event_id where e.payload->>'orderId' = ?", orderId) as String?
+        DSL.using(db.dataSource(), SQLDialect.POSTGRES)
+            .fetchValue(
+                "select d.status::text from " +
+                    db.schema() +
+                    ".outbox_deliveries d join " +
+                    db.schema() +
+                    ".outbox_events e on e.id = d.event_id where e.payload->>'orderId' = ?",
+                orderId,
+            ) as String?
 
     @Test
     fun aKotlinHandlerBeanRunsAndCompletesTheJobOfARecordedEvent() {
         ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(OutboxAutoConfiguration::class.java))
             .withBean(DataSource::class.java, { DelegatingDataSource(db.dataSource()) })
-            .withPropertyValues("outbox.schema=" + db.schema(), "outbox.flyway.enabled=false", "outbox.worker.uri=" + rabbit.uri())
+            .withPropertyValues(
+                "outbox.schema=" + db.schema(),
+                "outbox.flyway.enabled=false",
+                "outbox.worker.uri=" + rabbit.uri(),
+            )
             .withUserConfiguration(JobService::class.java)
             .run { context ->
                 val outbox = context.getBean(Outbox::class.java)
-                DSL.using(db.dataSource(), SQLDialect.POSTGRES).transaction { tx -> outbox.record(tx.dsl(), OrderPlaced("k-1")) }
+                DSL.using(db.dataSource(), SQLDialect.POSTGRES).transaction { tx ->
+                    outbox.record(tx.dsl(), OrderPlaced("k-1"))
+                }
                 relayOnce()
 
                 await().atMost(Duration.ofSeconds(20)).until { status("k-1") == "completed" }

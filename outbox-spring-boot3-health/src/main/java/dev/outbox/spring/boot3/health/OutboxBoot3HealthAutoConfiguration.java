@@ -35,7 +35,9 @@ public class OutboxBoot3HealthAutoConfiguration {
         HealthIndicator outboxHealthIndicator(OutboxHealth health) {
             return () -> {
                 OutboxHealthCheck.Result result = health.check();
-                return (result.up() ? Health.up() : Health.down()).withDetails(result.details()).build();
+                return (result.up() ? Health.up() : Health.down())
+                        .withDetails(result.details())
+                        .build();
             };
         }
     }
