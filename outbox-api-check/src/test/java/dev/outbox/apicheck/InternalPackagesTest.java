@@ -58,6 +58,34 @@ class InternalPackagesTest {
     }
 
     @Test
+    void letsOnlyTheNamedEngineModulesUseTheSharedStateMachine() {
+        ModuleClasses delivery = new ModuleClasses(
+                "outbox-delivery",
+                Set.of("dev.outbox.delivery", "dev.outbox.delivery.internal"),
+                Set.of("dev.outbox.delivery", "dev.outbox.delivery.internal"),
+                Set.of("dev.outbox.delivery.internal"));
+        ModuleClasses relay = new ModuleClasses(
+                "outbox-relay",
+                Set.of("dev.outbox.relay"),
+                Set.of("dev.outbox.relay"),
+                Set.of("dev.outbox.delivery.internal"));
+        ModuleClasses starter = new ModuleClasses(
+                "outbox-spring-boot-autoconfigure",
+                Set.of("dev.outbox.spring.boot.autoconfigure"),
+                Set.of("dev.outbox.spring.boot.autoconfigure"),
+                Set.of("dev.outbox.delivery", "dev.outbox.delivery.internal"));
+        ModuleClasses worker = new ModuleClasses(
+                "outbox-worker",
+                Set.of("dev.outbox.worker"),
+                Set.of("dev.outbox.worker", "dev.outbox.delivery.internal"),
+                Set.of());
+        assertThat(InternalPackages.violations(List.of(delivery, relay, starter, worker)))
+                .containsExactly(
+                        "outbox-spring-boot-autoconfigure: references dev.outbox.delivery.internal, internal to outbox-delivery",
+                        "outbox-worker: puts classes into dev.outbox.delivery.internal, internal to outbox-delivery");
+    }
+
+    @Test
     void refusesTestClassesPutIntoAnotherModulesInternalPackage() {
         ModuleClasses worker = new ModuleClasses(
                 "outbox-worker", Set.of("dev.outbox.worker.internal"), Set.of("dev.outbox.worker.internal"), Set.of());
