@@ -1,6 +1,6 @@
 package dev.outbox.admin;
 
-import dev.outbox.delivery.DurationLimits;
+import dev.outbox.delivery.internal.DurationLimits;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 

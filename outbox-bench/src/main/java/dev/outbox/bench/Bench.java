@@ -14,7 +14,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.outbox.api.NewEvent;
 import dev.outbox.api.Outbox;
 import dev.outbox.api.OutboxDsl;
-import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.delivery.internal.DeliveryMessage;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;

@@ -9,7 +9,7 @@ import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.MessageProperties;
 import dev.outbox.api.IdGenerator;
-import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.delivery.internal.DeliveryMessage;
 import dev.outbox.testing.TestPostgres;
 import java.io.IOException;
 import java.sql.PreparedStatement;

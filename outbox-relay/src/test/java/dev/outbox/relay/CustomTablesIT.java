@@ -4,8 +4,8 @@ import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.outbox.api.Outbox;
-import dev.outbox.delivery.DeliveryTransitions;
-import dev.outbox.delivery.WorkerTransitions;
+import dev.outbox.delivery.internal.DeliveryTransitions;
+import dev.outbox.delivery.internal.WorkerTransitions;
 import dev.outbox.flyway.OutboxMigrations;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.Events.OrderCancelled;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.NewEvent;
-import dev.outbox.delivery.DeliveryTransitions;
-import dev.outbox.delivery.FailureReason;
-import dev.outbox.delivery.WorkerTransitions;
+import dev.outbox.delivery.internal.DeliveryTransitions;
+import dev.outbox.delivery.internal.FailureReason;
+import dev.outbox.delivery.internal.WorkerTransitions;
 import dev.outbox.relay.Events.OrderPlaced;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
@@ -137,7 +137,7 @@ class OrderedRouteIT {
                             .extracting(g -> g.value())
                             .isEqualTo(1.0));
 
-            new dev.outbox.delivery.OperatorTransitions(fixture.db.tables(), clock)
+            new dev.outbox.delivery.internal.OperatorTransitions(fixture.db.tables(), clock)
                     .skip(tables.dsl(), List.of(head.getId()));
             assertThat(OutboxStatus.read(fixture.db.dataSource(), fixture.db.tables(), clock)
                             .blockedKeys())

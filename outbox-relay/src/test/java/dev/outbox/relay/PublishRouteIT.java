@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.rabbitmq.client.BuiltinExchangeType;
 import com.rabbitmq.client.GetResponse;
 import dev.outbox.api.NewEvent;
-import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.delivery.internal.DeliveryMessage;
 import dev.outbox.relay.Events.OrderPlaced;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;

@@ -4,8 +4,8 @@ import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
 import dev.outbox.api.Outbox;
-import dev.outbox.delivery.DeliveryTransitions;
-import dev.outbox.delivery.WorkerTransitions;
+import dev.outbox.delivery.internal.DeliveryTransitions;
+import dev.outbox.delivery.internal.WorkerTransitions;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.mapping.OutboxRenderMapping;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;

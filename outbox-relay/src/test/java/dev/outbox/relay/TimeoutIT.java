@@ -2,8 +2,8 @@ package dev.outbox.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.delivery.DeliveryMessage;
-import dev.outbox.delivery.RelayTransitions;
+import dev.outbox.delivery.internal.DeliveryMessage;
+import dev.outbox.delivery.internal.RelayTransitions;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.Events.OrderPlaced;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;

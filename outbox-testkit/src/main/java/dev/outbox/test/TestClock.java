@@ -1,6 +1,6 @@
 package dev.outbox.test;
 
-import dev.outbox.delivery.DurationLimits;
+import dev.outbox.delivery.internal.DurationLimits;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,7 +3,7 @@ package dev.outbox.worker;
 import static dev.outbox.schema.Tables.OUTBOX_INBOX;
 
 import dev.outbox.api.OutboxDsl;
-import dev.outbox.delivery.DurationLimits;
+import dev.outbox.delivery.internal.DurationLimits;
 import dev.outbox.flyway.OutboxTables;
 import java.time.Clock;
 import java.time.Duration;

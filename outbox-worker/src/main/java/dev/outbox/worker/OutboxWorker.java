@@ -2,11 +2,11 @@ package dev.outbox.worker;
 
 import com.rabbitmq.client.ConnectionFactory;
 import dev.outbox.api.EventSerializer;
-import dev.outbox.delivery.DurationLimits;
 import dev.outbox.delivery.LogText;
 import dev.outbox.delivery.amqp.AmqpAddress;
 import dev.outbox.delivery.amqp.AmqpFactories;
 import dev.outbox.delivery.amqp.AmqpNames;
+import dev.outbox.delivery.internal.DurationLimits;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.worker.internal.JobTracers;
 import dev.outbox.worker.internal.Registration;

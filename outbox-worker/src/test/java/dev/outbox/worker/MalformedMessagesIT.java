@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.EventType;
-import dev.outbox.delivery.DeliveryMessage;
 import dev.outbox.delivery.LogText;
+import dev.outbox.delivery.internal.DeliveryMessage;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.worker.WorkerFixture.Sent;

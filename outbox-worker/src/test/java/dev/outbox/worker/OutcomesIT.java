@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.EventType;
-import dev.outbox.delivery.DeliveryLog;
+import dev.outbox.delivery.internal.DeliveryLog;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.tables.records.OutboxDeliveriesRecord;
 import dev.outbox.worker.WorkerFixture.Sent;

@@ -11,7 +11,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.outbox.api.EventType;
 import dev.outbox.api.Outbox;
 import dev.outbox.api.OutboxDsl;
-import dev.outbox.delivery.DeliveryLog;
+import dev.outbox.delivery.internal.DeliveryLog;
 import dev.outbox.relay.OutboxRelay;
 import dev.outbox.relay.RetrySchedule;
 import dev.outbox.relay.Route;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.outbox.api.EventType;
-import dev.outbox.delivery.RelayTransitions;
-import dev.outbox.delivery.RetryOutcome;
 import dev.outbox.delivery.RouteTable;
+import dev.outbox.delivery.internal.RelayTransitions;
+import dev.outbox.delivery.internal.RetryOutcome;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.worker.WorkerFixture.Sent;
 import java.time.Clock;

@@ -5,7 +5,7 @@ import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownListener;
 import com.rabbitmq.client.ShutdownSignalException;
-import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.delivery.internal.DeliveryMessage;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.UUID;

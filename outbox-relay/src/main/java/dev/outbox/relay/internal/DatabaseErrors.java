@@ -1,6 +1,6 @@
 package dev.outbox.relay.internal;
 
-import dev.outbox.delivery.DatabaseOutages;
+import dev.outbox.delivery.internal.DatabaseOutages;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.RelayException;
 import javax.sql.DataSource;

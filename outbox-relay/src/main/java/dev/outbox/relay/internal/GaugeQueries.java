@@ -3,7 +3,7 @@ package dev.outbox.relay.internal;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
-import dev.outbox.delivery.OperatorTransitions;
+import dev.outbox.delivery.internal.OperatorTransitions;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.mapping.OutboxRenderMapping;

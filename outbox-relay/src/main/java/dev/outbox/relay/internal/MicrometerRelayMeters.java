@@ -1,10 +1,10 @@
 package dev.outbox.relay.internal;
 
-import dev.outbox.delivery.Claimed;
-import dev.outbox.delivery.FailureReason;
-import dev.outbox.delivery.RelayTransitions;
-import dev.outbox.delivery.RetryOutcome;
 import dev.outbox.delivery.RouteKind;
+import dev.outbox.delivery.internal.Claimed;
+import dev.outbox.delivery.internal.FailureReason;
+import dev.outbox.delivery.internal.RelayTransitions;
+import dev.outbox.delivery.internal.RetryOutcome;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.relay.RelayLoggers;
 import io.micrometer.core.instrument.Counter;

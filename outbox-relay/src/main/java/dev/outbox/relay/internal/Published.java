@@ -1,7 +1,7 @@
 package dev.outbox.relay.internal;
 
-import dev.outbox.delivery.Claimed;
-import dev.outbox.delivery.FailureReason;
+import dev.outbox.delivery.internal.Claimed;
+import dev.outbox.delivery.internal.FailureReason;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;

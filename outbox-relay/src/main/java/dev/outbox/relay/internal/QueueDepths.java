@@ -1,7 +1,7 @@
 package dev.outbox.relay.internal;
 
-import dev.outbox.delivery.Claimed;
 import dev.outbox.delivery.RouteKind;
+import dev.outbox.delivery.internal.Claimed;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

@@ -1,17 +1,17 @@
 package dev.outbox.relay.internal;
 
-import dev.outbox.delivery.Claimed;
-import dev.outbox.delivery.DeliveryLog;
-import dev.outbox.delivery.FailureReason;
-import dev.outbox.delivery.LogDigest;
-import dev.outbox.delivery.LogSummary;
 import dev.outbox.delivery.LogText;
-import dev.outbox.delivery.OperatorTransitions;
-import dev.outbox.delivery.Outage;
-import dev.outbox.delivery.PlannedDsl;
-import dev.outbox.delivery.RelayTransitions;
-import dev.outbox.delivery.RetryOutcome;
 import dev.outbox.delivery.RouteKind;
+import dev.outbox.delivery.internal.Claimed;
+import dev.outbox.delivery.internal.DeliveryLog;
+import dev.outbox.delivery.internal.FailureReason;
+import dev.outbox.delivery.internal.LogDigest;
+import dev.outbox.delivery.internal.LogSummary;
+import dev.outbox.delivery.internal.OperatorTransitions;
+import dev.outbox.delivery.internal.Outage;
+import dev.outbox.delivery.internal.PlannedDsl;
+import dev.outbox.delivery.internal.RelayTransitions;
+import dev.outbox.delivery.internal.RetryOutcome;
 import dev.outbox.relay.BrokerUnavailableException;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.JobRoute;

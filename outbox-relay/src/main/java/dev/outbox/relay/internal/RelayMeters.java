@@ -1,8 +1,8 @@
 package dev.outbox.relay.internal;
 
-import dev.outbox.delivery.Claimed;
-import dev.outbox.delivery.RelayTransitions;
-import dev.outbox.delivery.RetryOutcome;
+import dev.outbox.delivery.internal.Claimed;
+import dev.outbox.delivery.internal.RelayTransitions;
+import dev.outbox.delivery.internal.RetryOutcome;
 import java.util.List;
 import java.util.UUID;
 

@@ -1,6 +1,6 @@
 /**
  * How the relay works, not an API: the pass that ties the state machine's relay transitions
- * ({@code dev.outbox.delivery.RelayTransitions}) to the confirming AMQP publisher and the LISTEN
+ * ({@code dev.outbox.delivery.internal.RelayTransitions}) to the confirming AMQP publisher and the LISTEN
  * wake-ups, and the status queries. Classes here may change in any release.
  */
 @NullMarked

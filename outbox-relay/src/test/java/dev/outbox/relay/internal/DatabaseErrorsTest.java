@@ -3,7 +3,7 @@ package dev.outbox.relay.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.pool.HikariPool;
-import dev.outbox.delivery.DatabaseOutages;
+import dev.outbox.delivery.internal.DatabaseOutages;
 import dev.outbox.relay.DatabaseUnavailableException;
 import dev.outbox.relay.RelayException;
 import java.io.EOFException;

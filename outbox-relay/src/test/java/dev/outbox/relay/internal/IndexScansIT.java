@@ -2,7 +2,7 @@ package dev.outbox.relay.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.delivery.RelayTransitions;
+import dev.outbox.delivery.internal.RelayTransitions;
 import dev.outbox.relay.Events.OrderPlaced;
 import dev.outbox.relay.RetrySchedule;
 import dev.outbox.relay.Route;

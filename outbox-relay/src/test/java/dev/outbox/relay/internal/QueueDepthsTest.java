@@ -2,8 +2,8 @@ package dev.outbox.relay.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.delivery.Claimed;
 import dev.outbox.delivery.RouteKind;
+import dev.outbox.delivery.internal.Claimed;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

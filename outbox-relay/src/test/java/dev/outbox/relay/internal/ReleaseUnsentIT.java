@@ -2,8 +2,8 @@ package dev.outbox.relay.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.delivery.Claimed;
-import dev.outbox.delivery.RelayTransitions;
+import dev.outbox.delivery.internal.Claimed;
+import dev.outbox.delivery.internal.RelayTransitions;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.Route;
 import dev.outbox.relay.Routes;

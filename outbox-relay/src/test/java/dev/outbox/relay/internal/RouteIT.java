@@ -2,8 +2,8 @@ package dev.outbox.relay.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.outbox.delivery.DeliveryRows;
-import dev.outbox.delivery.RelayTransitions;
+import dev.outbox.delivery.internal.DeliveryRows;
+import dev.outbox.delivery.internal.RelayTransitions;
 import dev.outbox.relay.Events.InvoiceSent;
 import dev.outbox.relay.Events.OrderCancelled;
 import dev.outbox.relay.Events.OrderPlaced;

@@ -1,8 +1,8 @@
 package dev.outbox.worker.internal;
 
-import dev.outbox.delivery.DatabaseOutages;
-import dev.outbox.delivery.DeliveryLog;
-import dev.outbox.delivery.WorkerTransitions;
+import dev.outbox.delivery.internal.DatabaseOutages;
+import dev.outbox.delivery.internal.DeliveryLog;
+import dev.outbox.delivery.internal.WorkerTransitions;
 import dev.outbox.worker.WorkerLoggers;
 import java.util.ArrayList;
 import java.util.List;

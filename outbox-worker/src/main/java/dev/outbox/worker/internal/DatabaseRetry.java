@@ -1,7 +1,7 @@
 package dev.outbox.worker.internal;
 
-import dev.outbox.delivery.DatabaseOutages;
-import dev.outbox.delivery.Outage;
+import dev.outbox.delivery.internal.DatabaseOutages;
+import dev.outbox.delivery.internal.Outage;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;

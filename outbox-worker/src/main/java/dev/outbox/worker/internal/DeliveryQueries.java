@@ -3,9 +3,9 @@ package dev.outbox.worker.internal;
 import static dev.outbox.schema.Tables.OUTBOX_DELIVERIES;
 import static dev.outbox.schema.Tables.OUTBOX_EVENTS;
 
-import dev.outbox.delivery.DeliveryTransitions;
-import dev.outbox.delivery.PlannedDsl;
-import dev.outbox.delivery.RenderedStatement;
+import dev.outbox.delivery.internal.DeliveryTransitions;
+import dev.outbox.delivery.internal.PlannedDsl;
+import dev.outbox.delivery.internal.RenderedStatement;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.schema.enums.OutboxDeliveryStatus;
 import dev.outbox.schema.enums.OutboxRouteKind;

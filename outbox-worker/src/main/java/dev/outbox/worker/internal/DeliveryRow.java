@@ -1,6 +1,6 @@
 package dev.outbox.worker.internal;
 
-import dev.outbox.delivery.RetryPolicy;
+import dev.outbox.delivery.internal.RetryPolicy;
 import java.time.OffsetDateTime;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;

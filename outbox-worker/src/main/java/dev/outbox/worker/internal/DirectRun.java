@@ -1,12 +1,12 @@
 package dev.outbox.worker.internal;
 
 import dev.outbox.api.EventSerializer;
-import dev.outbox.delivery.DeliveryLog;
-import dev.outbox.delivery.DeliveryTransitions;
-import dev.outbox.delivery.FailureReason;
-import dev.outbox.delivery.RetryOutcome;
-import dev.outbox.delivery.WorkerTransitions;
-import dev.outbox.delivery.WorkerTransitions.Dispatch;
+import dev.outbox.delivery.internal.DeliveryLog;
+import dev.outbox.delivery.internal.DeliveryTransitions;
+import dev.outbox.delivery.internal.FailureReason;
+import dev.outbox.delivery.internal.RetryOutcome;
+import dev.outbox.delivery.internal.WorkerTransitions;
+import dev.outbox.delivery.internal.WorkerTransitions.Dispatch;
 import dev.outbox.flyway.OutboxTables;
 import dev.outbox.worker.JobRun;
 import dev.outbox.worker.JobRun.Outcome;

@@ -1,16 +1,16 @@
 package dev.outbox.worker.internal;
 
 import dev.outbox.api.EventSerializer;
-import dev.outbox.delivery.DatabaseOutages;
-import dev.outbox.delivery.DeliveryLog;
-import dev.outbox.delivery.DeliveryMessage;
-import dev.outbox.delivery.FailureReason;
-import dev.outbox.delivery.LogDigest;
 import dev.outbox.delivery.LogText;
-import dev.outbox.delivery.MalformedMessageException;
-import dev.outbox.delivery.RetryOutcome;
-import dev.outbox.delivery.WorkerTransitions;
-import dev.outbox.delivery.WorkerTransitions.Dispatch;
+import dev.outbox.delivery.internal.DatabaseOutages;
+import dev.outbox.delivery.internal.DeliveryLog;
+import dev.outbox.delivery.internal.DeliveryMessage;
+import dev.outbox.delivery.internal.FailureReason;
+import dev.outbox.delivery.internal.LogDigest;
+import dev.outbox.delivery.internal.MalformedMessageException;
+import dev.outbox.delivery.internal.RetryOutcome;
+import dev.outbox.delivery.internal.WorkerTransitions;
+import dev.outbox.delivery.internal.WorkerTransitions.Dispatch;
 import dev.outbox.worker.JobTracer;
 import dev.outbox.worker.WorkerLoggers;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.outbox.worker.internal;
 
-import dev.outbox.delivery.FailureReason;
+import dev.outbox.delivery.internal.FailureReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,6 +1,6 @@
 package dev.outbox.worker.internal;
 
-import dev.outbox.delivery.DeliveryMessage;
+import dev.outbox.delivery.internal.DeliveryMessage;
 import dev.outbox.worker.JobContext;
 import dev.outbox.worker.JobTracer;
 import io.opentelemetry.api.GlobalOpenTelemetry;

@@ -1,6 +1,6 @@
 package dev.outbox.worker.internal;
 
-import dev.outbox.delivery.FailureReason;
+import dev.outbox.delivery.internal.FailureReason;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.Collection;
